@@ -1,0 +1,265 @@
+"""The locleg command: a thin layer that parses arguments, calls the library and shows progress."""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from datetime import date, datetime
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from . import __version__
+from .config import corpus_path
+from .corpus import Corpus, init_corpus, open_corpus
+from .errors import UserError
+from .store import STATUSES, safe_url
+
+console = Console()
+# Errors stay on one line whatever the terminal width, so scripts and logs can grep them.
+err_console = Console(stderr=True, soft_wrap=True)
+
+
+def corpus_option(f):
+    return click.option(
+        "--corpus",
+        "corpus_dir",
+        envvar="LOCLEG_CORPUS",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Corpus folder (default: $LOCLEG_CORPUS, else the current folder).",
+    )(f)
+
+
+@contextmanager
+def opened(corpus_dir: Path | None):
+    corpus = open_corpus(corpus_path(corpus_dir))
+    try:
+        yield corpus
+    finally:
+        corpus.close()
+
+
+@contextmanager
+def progress_bar(description: str, unit: str = "files"):
+    """A rich progress bar on stderr; silent when stderr is not a terminal."""
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(unit),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=False,
+        disable=not err_console.is_terminal,
+    )
+    with progress:
+        task = progress.add_task(description, total=None)
+        yield progress, task
+
+
+def _json_default(value):
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    raise TypeError(type(value))
+
+
+def print_json(data) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=_json_default))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="locleg")
+def cli() -> None:
+    """br-locleg: the open corpus of Brazilian local legislation."""
+
+
+@cli.command()
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.option("--db", "database_url", metavar="URL",
+              help="Keep the tables in PostgreSQL (postgresql://user@host/db) instead of SQLite.")
+def init(path: Path | None, database_url: str | None) -> None:
+    """Create a corpus in PATH (default: $LOCLEG_CORPUS or the current folder)."""
+    folder = corpus_path(path)
+    corpus = init_corpus(folder, database_url)
+    try:
+        where = safe_url(corpus.settings.database_url)
+        count = len(corpus.store.jurisdictions())
+        console.print(f"Created corpus in [bold]{folder}[/]")
+        console.print(f"  database   {where}")
+        console.print(f"  originals  {corpus.settings.originals}")
+        console.print(f"  {count:,} jurisdictions loaded (IBGE)")
+        console.print(f"Next: export LOCLEG_CORPUS={folder}; locleg import FOLDER --jurisdiction CODE")
+    finally:
+        corpus.close()
+
+
+@cli.command()
+@click.option("--uf", help="Only this federative unit (e.g. BA).")
+@click.option("--search", help="Part of the name, accents and case ignored.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@corpus_option
+def jurisdictions(uf: str | None, search: str | None, as_json: bool,
+                  corpus_dir: Path | None) -> None:
+    """List municipalities and federative units with IBGE code and LexML label."""
+    with opened(corpus_dir) as corpus:
+        rows = corpus.store.jurisdictions(uf=uf, search=search)
+    if as_json:
+        print_json([{k: r[k] for k in ("ibge_code", "level", "uf", "name", "lexml_label")}
+                    for r in rows])
+        return
+    if not rows:
+        raise UserError("no jurisdiction matches")
+    table = Table("IBGE", "level", "UF", "name", "LexML locality", box=None)
+    for r in rows:
+        table.add_row(str(r["ibge_code"]), r["level"], r["uf"], r["name"], r["lexml_label"])
+    console.print(table)
+    console.print(f"{len(rows):,} jurisdictions")
+
+
+@cli.command("import")
+@click.argument("target", type=click.Path(path_type=Path))
+@click.option("--jurisdiction", "-j", metavar="IBGE_CODE",
+              help="Jurisdiction of the norms (a manifest may name one per row instead).")
+@corpus_option
+def import_(target: Path, jurisdiction: str | None, corpus_dir: Path | None) -> None:
+    """Import a folder of files, or a manifest .csv with the norms' metadata."""
+    from .importer import import_path
+
+    with opened(corpus_dir) as corpus, progress_bar("importing") as (progress, task):
+        report = import_path(
+            corpus, target, jurisdiction,
+            on_planned=lambda n: progress.update(task, total=n),
+            on_progress=lambda n: progress.advance(task, n),
+        )
+    console.print(
+        f"Imported {report.files:,} files ({report.bytes / 1e6:,.1f} MB) of {report.norms:,} norms: "
+        f"{report.new_versions:,} new versions, {report.unchanged:,} unchanged"
+        + (f", {report.removed:,} norms no longer in the input marked removed"
+           if report.removed else "")
+    )
+    if report.problems:
+        for p in report.problems[:10]:
+            err_console.print(f"[red]problem:[/] {escape(p)}")
+        raise UserError(f"{len(report.problems)} file(s) could not be read (see `locleg status`)")
+
+
+@cli.command()
+@click.option("--jurisdiction", "-j", metavar="IBGE_CODE", help="Only this jurisdiction.")
+@click.option("--force", is_flag=True, help="Extract again what was already extracted.")
+@corpus_option
+def extract(jurisdiction: str | None, force: bool, corpus_dir: Path | None) -> None:
+    """Extract the text of every stored original still pending."""
+    from .extraction import extract_versions
+
+    statuses = STATUSES if force else ("pending",)
+    with opened(corpus_dir) as corpus:
+        code = corpus.store.require_jurisdiction(jurisdiction)["ibge_code"] if jurisdiction else None
+        with progress_bar("extracting", "documents") as (progress, task):
+            report = extract_versions(
+                corpus, statuses, code,
+                on_planned=lambda n: progress.update(task, total=n),
+                on_progress=lambda docs, pages: progress.advance(task, docs),
+            )
+    summary = ", ".join(f"{n:,} {s}" for s, n in sorted(report.by_status.items())) or "nothing to do"
+    console.print(f"Extracted {report.documents:,} documents, {report.pages:,} pages: {summary}")
+
+
+@cli.command()
+@click.option("--by", type=click.Choice(["jurisdiction"]), help="Break the counts down.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@corpus_option
+def status(by: str | None, as_json: bool, corpus_dir: Path | None) -> None:
+    """Counts per stage: norms, documents, versions, extraction statuses, problems."""
+    with opened(corpus_dir) as corpus:
+        counts = corpus.store.status(by_jurisdiction=by == "jurisdiction")
+        recent = corpus.store.problems(limit=5)
+        counts["corpus"] = str(corpus.folder)
+        counts["database"] = safe_url(corpus.settings.database_url)
+    if as_json:
+        print_json(counts)
+        return
+    console.print(f"[bold]Corpus[/] {counts['corpus']}  ({counts['database']})")
+    summary = Table(box=None, show_header=False)
+    summary.add_row("jurisdictions with norms",
+                    f"{counts['jurisdictions_with_norms']:,} of {counts['jurisdictions']:,}")
+    summary.add_row("sources", f"{counts['sources']:,}")
+    summary.add_row("norms", f"{counts['norms']:,}"
+                    + (f"  ({counts['removed']:,} removed at their source)" if counts["removed"]
+                       else ""))
+    summary.add_row("documents", f"{counts['documents']:,}  ({counts['fetched']:,} fetched)")
+    summary.add_row("versions", f"{counts['versions']:,}  "
+                    f"({counts['originals_bytes'] / 1e6:,.1f} MB of originals)")
+    for s in STATUSES:
+        summary.add_row(f"  {s}", f"{counts[s]:,}")
+    summary.add_row("pages extracted", f"{counts['pages']:,}")
+    summary.add_row("problems recorded", f"{counts['problems']:,}")
+    console.print(summary)
+    if by:
+        table = Table("IBGE", "UF", "name", "norms", "documents", *STATUSES, "pages")
+        for r in counts["by_jurisdiction"]:
+            table.add_row(str(r["ibge_code"]), r["uf"], r["name"], f"{r['norms']:,}",
+                          f"{r['documents']:,}", *(f"{r[s]:,}" for s in STATUSES),
+                          f"{r['pages']:,}")
+        console.print(table)
+    if recent:
+        console.print("[bold]Latest problems[/]")
+        for p in recent:
+            console.print(f"  {p['at']:%Y-%m-%d %H:%M} {p['stage']}: {escape(p['message'])}")
+
+
+@cli.command()
+@corpus_option
+def check(corpus_dir: Path | None) -> None:
+    """Verify every original against its hash and every version row against its file."""
+    from .check import check_corpus
+
+    with opened(corpus_dir) as corpus, progress_bar("verifying", "originals") as (progress, task):
+        report = check_corpus(
+            corpus,
+            on_planned=lambda n: progress.update(task, total=n),
+            on_progress=lambda n: progress.advance(task, n),
+        )
+    for note in report.notes:
+        console.print(f"note: {note}")
+    for error in report.errors[:50]:
+        err_console.print(f"[red]wrong:[/] {escape(error)}")
+    if not report.ok:
+        raise UserError(f"{len(report.errors)} problem(s) found in {report.versions:,} versions")
+    console.print(f"OK: {report.versions:,} versions, {report.originals:,} originals verified")
+
+
+def main() -> None:
+    """Entry point: user errors become one line on stderr and a non-zero exit."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        err_console.print("interrupted")
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except UserError as e:
+        err_console.print(f"[red]error:[/] {escape(str(e))}", highlight=False)
+        sys.exit(e.exit_code)
+    except KeyboardInterrupt:
+        err_console.print("interrupted: what was committed is kept; run the command again")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

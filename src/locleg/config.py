@@ -1,0 +1,80 @@
+"""Where a corpus lives: its folder, its settings file, its database URL and its originals."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import NotACorpus, UserError
+
+SETTINGS_FILE = "locleg.toml"
+DEFAULT_DB_FILE = "corpus.db"
+DEFAULT_ORIGINALS = "originals"
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Settings:
+    folder: Path
+    database_url: str
+    originals: Path
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+
+def corpus_path(explicit: str | os.PathLike | None) -> Path:
+    """--corpus, else LOCLEG_CORPUS, else the current folder."""
+    chosen = explicit or os.environ.get("LOCLEG_CORPUS") or "."
+    return Path(chosen).expanduser().resolve()
+
+
+def normalize_database_url(url: str) -> str:
+    """Accept postgresql:// and postgres:// as users write them; we drive them with psycopg 3."""
+    for prefix in ("postgresql://", "postgres://", "postgresql+psycopg2://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    if url.startswith(("postgresql+psycopg://", "sqlite:///")):
+        return url
+    raise UserError(f"unsupported database URL {url!r}: use postgresql://… (or leave it out)")
+
+
+def write_settings(folder: Path, database_url: str | None) -> Settings:
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / SETTINGS_FILE
+    if target.exists():
+        raise UserError(f"{folder} already holds a corpus ({SETTINGS_FILE} exists)")
+    lines = [
+        "# br-locleg corpus settings",
+        f"format = {FORMAT}",
+        # TOML basic strings accept JSON's escapes, so json.dumps writes valid values.
+        f"database = {json.dumps(database_url or '')}",
+        f"originals = {json.dumps(DEFAULT_ORIGINALS)}",
+        "",
+    ]
+    target.write_text("\n".join(lines), encoding="utf-8")
+    return read_settings(folder)
+
+
+def read_settings(folder: Path) -> Settings:
+    target = folder / SETTINGS_FILE
+    if not target.is_file():
+        raise NotACorpus(
+            f"{folder} is not a br-locleg corpus (no {SETTINGS_FILE}); "
+            "create one with `locleg init PATH` or pick one with --corpus / LOCLEG_CORPUS"
+        )
+    try:
+        raw = tomllib.loads(target.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise UserError(f"{target} is not a readable settings file: {e}") from None
+    # LOCLEG_DATABASE_URL keeps a password out of the settings file.
+    url = os.environ.get("LOCLEG_DATABASE_URL") or raw.get("database") or ""
+    if url:
+        url = normalize_database_url(url)
+    else:
+        url = f"sqlite:///{folder / DEFAULT_DB_FILE}"
+    return Settings(folder, url, folder / raw.get("originals", DEFAULT_ORIGINALS))

@@ -1,0 +1,528 @@
+"""The one store API every caller uses, over SQLite or PostgreSQL through SQLAlchemy Core."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import (
+    bindparam,
+    case,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import OperationalError
+
+from ..errors import UserError
+from ..jurisdictions import Jurisdiction, fold
+from .schema import (
+    document,
+    extraction,
+    jurisdiction,
+    metadata,
+    norm,
+    page,
+    problem,
+    source,
+    version,
+)
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+STATUSES = ("pending", "extracted", "empty", "failed")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def safe_url(url: str) -> str:
+    """A database URL fit for messages: the password hidden."""
+    shown = make_url(url).render_as_string(hide_password=True)
+    return shown.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets the explorer read while a harvest writes; NORMAL is durable at each checkpoint
+    # and never corrupts on a crash.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def _alembic_config(conn: Connection) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.attributes["connection"] = conn
+    return cfg
+
+
+class Store:
+    """Persistence of a corpus: jurisdictions, sources, norms, documents, versions, extractions."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # -- opening -------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, url: str, *, migrate: bool = True) -> Store:
+        """Connect, fail with one clear line if the database does not answer, bring it to head."""
+        kwargs: dict[str, Any] = {}
+        if url.startswith("sqlite"):
+            kwargs["connect_args"] = {"timeout": 30}
+        else:
+            kwargs["connect_args"] = {"connect_timeout": 10}
+            kwargs["pool_pre_ping"] = True
+        engine = create_engine(url, **kwargs)
+        if engine.dialect.name == "sqlite":
+            event.listen(engine, "connect", _sqlite_pragmas)
+        try:
+            with engine.connect() as conn:
+                conn.exec_driver_sql("SELECT 1")
+        except OperationalError as e:
+            # psycopg says where and why on the first line, then a hint: keep both, on one line.
+            reason = " ".join(str(e.orig or e).split())
+            raise UserError(f"cannot reach the database {safe_url(url)}: {reason}") from None
+        store = cls(engine)
+        if migrate:
+            store.migrate()
+        return store
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def schema_revisions(self) -> set[str]:
+        with self.engine.connect() as conn:
+            return set(MigrationContext.configure(conn).get_current_heads())
+
+    def migrate(self, revision: str = "heads") -> None:
+        """Apply pending migrations; a no-op when the schema is current.
+
+        Features add their tables on branches of their own, so the target is every head.
+        """
+        with self.engine.begin() as conn:
+            cfg = _alembic_config(conn)
+            heads = set(ScriptDirectory.from_config(cfg).get_heads())
+            current = set(MigrationContext.configure(conn).get_current_heads())
+            if revision == "heads" and current == heads:
+                return
+            command.upgrade(cfg, revision)
+
+    def downgrade(self, revision: str = "base") -> None:
+        with self.engine.begin() as conn:
+            command.downgrade(_alembic_config(conn), revision)
+
+    # -- jurisdictions -------------------------------------------------------------------
+
+    def load_jurisdictions(self, items: Iterable[Jurisdiction]) -> int:
+        """Insert the IBGE list once; returns how many rows were added."""
+        rows = [
+            {
+                "ibge_code": j.ibge_code,
+                "level": j.level,
+                "uf": j.uf,
+                "name": j.name,
+                "name_folded": fold(j.name),
+                "lexml_label": j.lexml_label,
+            }
+            for j in items
+        ]
+        with self.engine.begin() as conn:
+            known = set(conn.scalars(select(jurisdiction.c.ibge_code)))
+            new = [r for r in rows if r["ibge_code"] not in known]
+            if new:
+                conn.execute(insert(jurisdiction), new)
+        return len(new)
+
+    def jurisdiction(self, ibge_code: int) -> dict | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(jurisdiction).where(jurisdiction.c.ibge_code == ibge_code)
+            ).mappings().first()
+        return dict(row) if row else None
+
+    def require_jurisdiction(self, ibge_code: int | str) -> dict:
+        try:
+            code = int(str(ibge_code).strip())
+        except ValueError:
+            raise UserError(f"not an IBGE code: {ibge_code!r} (e.g. 2918407 for Juazeiro-BA)")
+        found = self.jurisdiction(code)
+        if found is None:
+            raise UserError(
+                f"unknown IBGE code {code}: see `locleg jurisdictions --search NAME` for codes"
+            )
+        return found
+
+    def jurisdictions(self, uf: str | None = None, search: str | None = None) -> list[dict]:
+        query = select(jurisdiction).order_by(
+            jurisdiction.c.uf, jurisdiction.c.level.desc(), jurisdiction.c.name_folded
+        )
+        if uf:
+            query = query.where(jurisdiction.c.uf == uf.upper())
+        if search:
+            pattern = "%" + _escape_like(fold(search)) + "%"
+            query = query.where(jurisdiction.c.name_folded.like(pattern, escape="\\"))
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(query).mappings()]
+
+    # -- sources -------------------------------------------------------------------------
+
+    def ensure_source(
+        self, jurisdiction_code: int, platform: str, base_url: str, settings: dict | None = None
+    ) -> int:
+        with self.engine.begin() as conn:
+            found = conn.scalar(
+                select(source.c.id).where(
+                    source.c.platform == platform,
+                    source.c.base_url == base_url,
+                    source.c.jurisdiction_code == jurisdiction_code,
+                )
+            )
+            if found is not None:
+                return found
+            return conn.execute(
+                insert(source).returning(source.c.id),
+                {
+                    "jurisdiction_code": jurisdiction_code,
+                    "platform": platform,
+                    "base_url": base_url,
+                    "settings": json.dumps(settings or {}),
+                    "state": "{}",
+                    "created_at": utcnow(),
+                },
+            ).scalar_one()
+
+    def sources(self) -> list[dict]:
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(select(source).order_by(source.c.id)).mappings()]
+
+    def record_run(self, source_id: int, started: datetime, error: str | None) -> None:
+        values: dict[str, Any] = {"last_run_at": started, "last_error": error}
+        if error is None:
+            values["last_success_at"] = started
+        with self.engine.begin() as conn:
+            conn.execute(update(source).where(source.c.id == source_id).values(**values))
+
+    # -- norms, documents, versions (batched: one transaction per batch) ------------------
+
+    def transaction(self):
+        """A transaction for a batch of writes: all of the batch lands, or none of it."""
+        return self.engine.begin()
+
+    def upsert_norms(
+        self, conn: Connection, source_id: int, rows: Sequence[dict], seen_at: datetime
+    ) -> dict[str, int]:
+        """Insert new norms, update changed ones, touch the rest; native_id -> norm id.
+
+        Each row holds jurisdiction_code, native_id and the norm fields (type_raw,
+        type_normalized, number, year, date, ementa, url).
+        """
+        fields = ("jurisdiction_code", "type_raw", "type_normalized", "number", "year", "date",
+                  "ementa", "url")
+        native_ids = [r["native_id"] for r in rows]
+        existing = {
+            r.native_id: r
+            for r in conn.execute(
+                select(norm.c.id, norm.c.native_id, norm.c.removed_at,
+                       *[norm.c[f] for f in fields])
+                .where(norm.c.source_id == source_id, norm.c.native_id.in_(native_ids))
+            )
+        }
+        ids: dict[str, int] = {}
+        new, changed, touched = [], [], []
+        new_ids: set[str] = set()
+        for r in rows:
+            old = existing.get(r["native_id"])
+            if old is None:
+                if r["native_id"] in new_ids:  # the same norm twice in one batch
+                    continue
+                new_ids.add(r["native_id"])
+                new.append({**{f: r.get(f) for f in fields}, "source_id": source_id,
+                            "native_id": r["native_id"], "first_seen_at": seen_at,
+                            "last_seen_at": seen_at, "changed_at": seen_at})
+                continue
+            ids[r["native_id"]] = old.id
+            if any(getattr(old, f) != r.get(f) for f in fields):
+                changed.append({**{f: r.get(f) for f in fields}, "b_id": old.id})
+            else:
+                touched.append({"b_id": old.id})
+        if new:
+            result = conn.execute(
+                insert(norm).returning(norm.c.id, norm.c.native_id, sort_by_parameter_order=True),
+                new,
+            )
+            ids.update({nid: i for i, nid in result})
+        if changed:
+            conn.execute(
+                update(norm)
+                .where(norm.c.id == bindparam("b_id"))
+                .values(**{f: bindparam(f) for f in fields}, last_seen_at=seen_at,
+                        changed_at=seen_at, removed_at=None),
+                changed,
+            )
+        if touched:
+            conn.execute(
+                update(norm).where(norm.c.id == bindparam("b_id"))
+                .values(last_seen_at=seen_at, removed_at=None),
+                touched,
+            )
+        return ids
+
+    def ensure_documents(self, conn: Connection, rows: Sequence[dict]) -> dict[tuple, dict]:
+        """Documents keyed by (norm_id, url); creates the missing ones.
+
+        Returns (norm_id, url) -> {id, current_version_id, current_sha256}.
+        """
+        norm_ids = sorted({r["norm_id"] for r in rows})
+        current = version.alias("current")
+        found: dict[tuple, dict] = {}
+        query = (
+            select(document.c.id, document.c.norm_id, document.c.url,
+                   document.c.current_version_id, current.c.sha256)
+            .outerjoin(current, current.c.id == document.c.current_version_id)
+            .where(document.c.norm_id.in_(norm_ids))
+        )
+        for r in conn.execute(query):
+            found[(r.norm_id, r.url)] = {"id": r.id, "current_version_id": r.current_version_id,
+                                         "current_sha256": r.sha256}
+        new, keys = [], set()
+        now = utcnow()
+        for r in rows:
+            key = (r["norm_id"], r["url"])
+            if key in found or key in keys:
+                continue
+            keys.add(key)
+            new.append({"norm_id": r["norm_id"], "url": r["url"], "role": r["role"],
+                        "title": r.get("title"), "created_at": now})
+        if new:
+            result = conn.execute(
+                insert(document).returning(document.c.id, document.c.norm_id, document.c.url,
+                                           sort_by_parameter_order=True),
+                new,
+            )
+            for doc_id, norm_id, url in result:
+                found[(norm_id, url)] = {"id": doc_id, "current_version_id": None,
+                                         "current_sha256": None}
+        return found
+
+    def add_versions(self, conn: Connection, rows: Sequence[dict]) -> list[int]:
+        """Store new versions (each becomes its document's current one), extraction pending.
+
+        Each row: document_id, sha256, size, media_type, fetched_at, origin and optionally
+        http_status, etag, last_modified.
+        """
+        if not rows:
+            return []
+        cols = ("document_id", "sha256", "size", "media_type", "fetched_at", "origin",
+                "http_status", "etag", "last_modified")
+        result = conn.execute(
+            insert(version).returning(version.c.id, sort_by_parameter_order=True),
+            [{c: r.get(c) for c in cols} for r in rows],
+        )
+        version_ids = list(result.scalars())
+        conn.execute(insert(extraction), [{"version_id": v, "status": "pending"}
+                                          for v in version_ids])
+        conn.execute(
+            update(document).where(document.c.id == bindparam("b_id"))
+            .values(current_version_id=bindparam("b_version"), removed_at=None),
+            [{"b_id": r["document_id"], "b_version": v} for r, v in zip(rows, version_ids)],
+        )
+        return version_ids
+
+    def mark_removed(self, source_id: int, not_seen_since: datetime) -> int:
+        """Norms of a source missing from a complete run: marked removed, never deleted."""
+        with self.engine.begin() as conn:
+            return conn.execute(
+                update(norm)
+                .where(norm.c.source_id == source_id, norm.c.last_seen_at < not_seen_since,
+                       norm.c.removed_at.is_(None))
+                .values(removed_at=not_seen_since)
+            ).rowcount
+
+    # -- extraction ----------------------------------------------------------------------
+
+    def versions_to_extract(self, statuses: Sequence[str] = ("pending",),
+                            jurisdiction_code: int | None = None) -> list[dict]:
+        """Current versions whose extraction is in one of these statuses."""
+        query = (
+            select(version.c.id, version.c.sha256, version.c.media_type, version.c.size,
+                   extraction.c.status, norm.c.jurisdiction_code)
+            .join(document, document.c.current_version_id == version.c.id)
+            .join(norm, norm.c.id == document.c.norm_id)
+            .join(extraction, extraction.c.version_id == version.c.id)
+            .where(extraction.c.status.in_(statuses))
+            .order_by(version.c.id)
+        )
+        if jurisdiction_code is not None:
+            query = query.where(norm.c.jurisdiction_code == jurisdiction_code)
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(query).mappings()]
+
+    def save_extraction(self, version_id: int, record: dict, pages: Sequence[dict]) -> None:
+        """Replace a version's extraction record and page texts in one transaction."""
+        with self.engine.begin() as conn:
+            conn.execute(page.delete().where(page.c.version_id == version_id))
+            if pages:
+                conn.execute(insert(page), [{**p, "version_id": version_id} for p in pages])
+            conn.execute(
+                update(extraction).where(extraction.c.version_id == version_id).values(**record)
+            )
+
+    def extraction_of(self, version_id: int) -> dict | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(extraction).where(extraction.c.version_id == version_id)
+            ).mappings().first()
+        return dict(row) if row else None
+
+    def pages_of(self, version_id: int) -> list[dict]:
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(
+                select(page).where(page.c.version_id == version_id).order_by(page.c.number)
+            ).mappings()]
+
+    # -- problems ------------------------------------------------------------------------
+
+    def record_problem(self, stage: str, subject: str, message: str,
+                       source_id: int | None = None) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(insert(problem), {"at": utcnow(), "stage": stage, "subject": subject,
+                                           "message": message, "source_id": source_id})
+
+    def problems(self, limit: int = 50) -> list[dict]:
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(
+                select(problem).order_by(problem.c.id.desc()).limit(limit)
+            ).mappings()]
+
+    # -- status and checks ---------------------------------------------------------------
+
+    def status(self, by_jurisdiction: bool = False) -> dict:
+        """Counts per stage, over current document versions; optionally per jurisdiction."""
+        with self.engine.connect() as conn:
+            totals = self._stage_counts(conn, None)
+            totals["versions"] = conn.scalar(select(func.count()).select_from(version))
+            totals["sources"] = conn.scalar(select(func.count()).select_from(source))
+            totals["jurisdictions"] = conn.scalar(select(func.count()).select_from(jurisdiction))
+            totals["jurisdictions_with_norms"] = conn.scalar(
+                select(func.count(func.distinct(norm.c.jurisdiction_code)))
+            )
+            totals["originals_bytes"] = conn.scalar(
+                select(func.coalesce(func.sum(version.c.size), 0))
+            )
+            totals["problems"] = conn.scalar(select(func.count()).select_from(problem))
+            if by_jurisdiction:
+                totals["by_jurisdiction"] = self._stage_counts(conn, norm.c.jurisdiction_code)
+        return totals
+
+    def _stage_counts(self, conn: Connection, group: Any) -> Any:
+        status_counts = [
+            func.sum(case((extraction.c.status == s, 1), else_=0)).label(s) for s in STATUSES
+        ]
+        doc_query = (
+            select(
+                *([group] if group is not None else []),
+                func.count(document.c.id).label("documents"),
+                func.count(document.c.current_version_id).label("fetched"),
+                *status_counts,
+                func.coalesce(func.sum(extraction.c.pages), 0).label("pages"),
+            )
+            .select_from(document)
+            .join(norm, norm.c.id == document.c.norm_id)
+            .outerjoin(extraction, extraction.c.version_id == document.c.current_version_id)
+        )
+        norm_query = select(
+            *([group] if group is not None else []),
+            func.count().label("norms"),
+            func.sum(case((norm.c.removed_at.is_not(None), 1), else_=0)).label("removed"),
+        )
+        if group is None:
+            counts = dict(conn.execute(norm_query).mappings().one())
+            counts.update(conn.execute(doc_query).mappings().one())
+            return {k: int(v or 0) for k, v in counts.items()}
+        norm_query = norm_query.group_by(group)
+        doc_query = doc_query.group_by(group)
+        per: dict[int, dict] = {}
+        for r in conn.execute(norm_query).mappings():
+            per[r["jurisdiction_code"]] = {"norms": int(r["norms"]), "removed": int(r["removed"] or 0)}
+        for r in conn.execute(doc_query).mappings():
+            entry = per.setdefault(r["jurisdiction_code"], {"norms": 0, "removed": 0})
+            entry.update({k: int(r[k] or 0) for k in ("documents", "fetched", *STATUSES, "pages")})
+        names = {
+            r.ibge_code: r
+            for r in conn.execute(
+                select(jurisdiction.c.ibge_code, jurisdiction.c.uf, jurisdiction.c.name)
+                .where(jurisdiction.c.ibge_code.in_(list(per)))
+            )
+        }
+        return [
+            {"ibge_code": code, "uf": names[code].uf, "name": names[code].name,
+             **{k: 0 for k in ("documents", "fetched", *STATUSES, "pages")}, **counts}
+            for code, counts in sorted(per.items(), key=lambda kv: (names[kv[0]].uf,
+                                                                    names[kv[0]].name))
+        ]
+
+    def iter_versions(self) -> Iterator[dict]:
+        """Every stored version with what check needs, streamed."""
+        query = select(version.c.id, version.c.sha256, version.c.size).order_by(version.c.id)
+        with self.engine.connect() as conn:
+            for r in conn.execution_options(yield_per=5000).execute(query).mappings():
+                yield dict(r)
+
+    def referenced_digests(self) -> set[str]:
+        with self.engine.connect() as conn:
+            return set(conn.scalars(select(version.c.sha256).distinct()))
+
+    def consistency_problems(self) -> list[str]:
+        """Rows that point at rows which do not exist, or documents without their version."""
+        checks = {
+            "document whose current version is missing or belongs to another document": (
+                select(func.count()).select_from(document)
+                .outerjoin(version, version.c.id == document.c.current_version_id)
+                .where(document.c.current_version_id.is_not(None))
+                .where((version.c.id.is_(None)) | (version.c.document_id != document.c.id))
+            ),
+            "version without an extraction record": (
+                select(func.count()).select_from(version)
+                .outerjoin(extraction, extraction.c.version_id == version.c.id)
+                .where(extraction.c.version_id.is_(None))
+            ),
+            "extraction with an unknown status": (
+                select(func.count()).select_from(extraction)
+                .where(extraction.c.status.not_in(STATUSES))
+            ),
+        }
+        found = []
+        with self.engine.connect() as conn:
+            for what, query in checks.items():
+                n = conn.scalar(query)
+                if n:
+                    found.append(f"{n} × {what}")
+        return found
+
+
+def _escape_like(text: str) -> str:
+    return re.sub(r"([\\%_])", r"\\\1", text)
+
+
+__all__ = ["Store", "metadata", "utcnow", "safe_url", "STATUSES"]

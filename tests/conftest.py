@@ -1,0 +1,59 @@
+"""Shared fixtures: a corpus on each backend, a PostgreSQL server the suite starts, the CLI."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from locleg.corpus import init_corpus
+from tests.pgserver import PostgresServer
+
+BACKENDS = ["sqlite", "postgresql"]
+_databases = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    server = PostgresServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def database_url(backend, request) -> str | None:
+    """None means the corpus default (SQLite in its folder); else a fresh PostgreSQL database."""
+    if backend == "sqlite":
+        return None
+    server = request.getfixturevalue("pg_server")
+    return server.create_database(f"t{os.getpid()}_{next(_databases)}")
+
+
+@pytest.fixture
+def corpus(tmp_path, database_url):
+    c = init_corpus(tmp_path / "corpus", database_url)
+    yield c
+    c.close()
+
+
+def run_cli(*args: str, corpus: Path | None = None, check: bool = False,
+            env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run `locleg ARGS` in a child process, as a user would."""
+    full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
+    full_env.pop("LOCLEG_CORPUS", None)
+    if corpus is not None:
+        full_env["LOCLEG_CORPUS"] = str(corpus)
+    result = subprocess.run([sys.executable, "-m", "locleg.cli", *args], capture_output=True,
+                            text=True, env=full_env, timeout=timeout)
+    if check and result.returncode != 0:
+        raise AssertionError(f"locleg {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+    return result
