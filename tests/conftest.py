@@ -52,7 +52,7 @@ def run_cli(*args: str, corpus: Path | None = None, check: bool = False,
     full_env.pop("LOCLEG_CORPUS", None)
     if corpus is not None:
         full_env["LOCLEG_CORPUS"] = str(corpus)
-    result = subprocess.run([sys.executable, "-m", "locleg.cli", *args], capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "locleg", *args], capture_output=True,
                             text=True, env=full_env, timeout=timeout)
     if check and result.returncode != 0:
         raise AssertionError(f"locleg {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")

@@ -10,8 +10,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
-from locleg.store import Store, utcnow
-from locleg.store import metadata
+from locleg.store import Store, metadata, utcnow
 from locleg.store.db import MIGRATIONS
 
 JUAZEIRO = 2918407
@@ -42,9 +41,16 @@ def test_jurisdiction_search_ignores_accents_and_case(corpus):
     assert corpus.store.jurisdictions(search="%") == []
 
 
+def _core_objects(obj, name, type_, reflected, compare_to) -> bool:
+    # The full-text table (FTS5 virtual + shadow tables, or PostgreSQL's tsvector table) is
+    # created by migration 0003 in SQL that Core metadata cannot express.
+    return not (type_ == "table" and name.startswith("search_fts"))
+
+
 def test_migrations_create_exactly_the_schema(corpus):
     with corpus.store.engine.connect() as conn:
-        diff = compare_metadata(MigrationContext.configure(conn), metadata)
+        context = MigrationContext.configure(conn, opts={"include_object": _core_objects})
+        diff = compare_metadata(context, metadata)
     assert diff == []
     heads = set(ScriptDirectory(str(MIGRATIONS)).get_heads())
     assert corpus.store.schema_revisions() == heads

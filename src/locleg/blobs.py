@@ -1,11 +1,12 @@
-"""Content-addressed store of originals: one file per sha256, written atomically, verified on read."""
+"""Content-addressed store of originals: a file per sha256, written atomically, read verified."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import itertools
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,17 +31,23 @@ def sha256_of(data: bytes) -> str:
 
 
 class BlobStore:
-    """Originals under ROOT/ab/cd/<sha256>; a name is only ever a validated hex digest."""
+    """Originals under ROOT/ab/<sha256>; a name is only ever a validated hex digest.
+
+    One level of 256 folders, as git does: a second level would create a folder for almost
+    every file of a young corpus, and ext4 indexes big folders well.
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._tmp = self.root / ".tmp"
+        self._made_dirs: set[str] = set()  # fan-out folders known to exist: skip the mkdir
+        self._writes = itertools.count()
 
     def path_for(self, sha256: str) -> Path:
         # The digest is the whole name, so a crafted id can never climb out of the store.
         if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
             raise BlobError(f"not a sha256 digest: {sha256!r}")
-        return self.root / sha256[:2] / sha256[2:4] / sha256
+        return self.root / sha256[:2] / sha256
 
     def exists(self, sha256: str) -> bool:
         return self.path_for(sha256).is_file()
@@ -48,19 +55,25 @@ class BlobStore:
     def put(self, data: bytes, sha256: str | None = None) -> Stored:
         """Store bytes under their hash; a crash mid-write leaves only a temp file behind."""
         digest = sha256 or sha256_of(data)
-        final = self.path_for(digest)
-        if final.is_file():
+        final = str(self.path_for(digest))
+        if os.path.isfile(final):
             return Stored(digest, len(data), created=False)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        self._tmp.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(dir=self._tmp, prefix=digest[:12] + ".")
+        fan_out = digest[:2]
+        if fan_out not in self._made_dirs:
+            os.makedirs(os.path.dirname(final), exist_ok=True)
+            self._tmp.mkdir(parents=True, exist_ok=True)
+            self._made_dirs.add(fan_out)
+        # Unique per process and write: concurrent writers of the same bytes never collide.
+        partial = os.path.join(self._tmp, f"{digest[:16]}.{os.getpid()}.{next(self._writes)}")
         try:
+            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             with os.fdopen(fd, "wb") as out:
                 out.write(data)
             # Same filesystem, so the rename is atomic: readers see all the bytes or no file.
-            os.replace(tmp_name, final)
+            os.replace(partial, final)
         except BaseException:
-            Path(tmp_name).unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(partial)
             raise
         return Stored(digest, len(data), created=True)
 
@@ -95,11 +108,10 @@ class BlobStore:
 
     def __iter__(self) -> Iterator[str]:
         """Every digest stored, in no particular order."""
-        for first in sorted(self.root.glob("[0-9a-f][0-9a-f]")):
-            for second in sorted(first.glob("[0-9a-f][0-9a-f]")):
-                for path in second.iterdir():
-                    if _SHA256.fullmatch(path.name):
-                        yield path.name
+        for fan_out in sorted(self.root.glob("[0-9a-f][0-9a-f]")):
+            for path in fan_out.iterdir():
+                if _SHA256.fullmatch(path.name):
+                    yield path.name
 
     def leftover_temp_files(self) -> list[Path]:
         """Temp files of writes that a crash interrupted: harmless, safe to delete."""

@@ -24,7 +24,7 @@ from rich.table import Table
 
 from . import __version__
 from .config import corpus_path
-from .corpus import Corpus, init_corpus, open_corpus
+from .corpus import init_corpus, open_corpus
 from .errors import UserError
 from .store import STATUSES, safe_url
 
@@ -103,7 +103,8 @@ def init(path: Path | None, database_url: str | None) -> None:
         console.print(f"  database   {where}")
         console.print(f"  originals  {corpus.settings.originals}")
         console.print(f"  {count:,} jurisdictions loaded (IBGE)")
-        console.print(f"Next: export LOCLEG_CORPUS={folder}; locleg import FOLDER --jurisdiction CODE")
+        console.print(f"Next: export LOCLEG_CORPUS={folder}; "
+                      "locleg import FOLDER --jurisdiction CODE")
     finally:
         corpus.close()
 
@@ -135,19 +136,23 @@ def jurisdictions(uf: str | None, search: str | None, as_json: bool,
 @click.argument("target", type=click.Path(path_type=Path))
 @click.option("--jurisdiction", "-j", metavar="IBGE_CODE",
               help="Jurisdiction of the norms (a manifest may name one per row instead).")
+@click.option("--batch-size", default=1000, show_default=True, hidden=True,
+              type=click.IntRange(1, 100_000), help="Files per transaction.")
 @corpus_option
-def import_(target: Path, jurisdiction: str | None, corpus_dir: Path | None) -> None:
+def import_(target: Path, jurisdiction: str | None, batch_size: int,
+            corpus_dir: Path | None) -> None:
     """Import a folder of files, or a manifest .csv with the norms' metadata."""
     from .importer import import_path
 
     with opened(corpus_dir) as corpus, progress_bar("importing") as (progress, task):
         report = import_path(
-            corpus, target, jurisdiction,
+            corpus, target, jurisdiction, batch_size=batch_size,
             on_planned=lambda n: progress.update(task, total=n),
             on_progress=lambda n: progress.advance(task, n),
         )
     console.print(
-        f"Imported {report.files:,} files ({report.bytes / 1e6:,.1f} MB) of {report.norms:,} norms: "
+        f"Imported {report.files:,} files ({report.bytes / 1e6:,.1f} MB) "
+        f"of {report.norms:,} norms: "
         f"{report.new_versions:,} new versions, {report.unchanged:,} unchanged"
         + (f", {report.removed:,} norms no longer in the input marked removed"
            if report.removed else "")
@@ -168,15 +173,18 @@ def extract(jurisdiction: str | None, force: bool, corpus_dir: Path | None) -> N
 
     statuses = STATUSES if force else ("pending",)
     with opened(corpus_dir) as corpus:
-        code = corpus.store.require_jurisdiction(jurisdiction)["ibge_code"] if jurisdiction else None
+        code = None
+        if jurisdiction:
+            code = corpus.store.require_jurisdiction(jurisdiction)["ibge_code"]
         with progress_bar("extracting", "documents") as (progress, task):
             report = extract_versions(
                 corpus, statuses, code,
                 on_planned=lambda n: progress.update(task, total=n),
                 on_progress=lambda docs, pages: progress.advance(task, docs),
             )
-    summary = ", ".join(f"{n:,} {s}" for s, n in sorted(report.by_status.items())) or "nothing to do"
-    console.print(f"Extracted {report.documents:,} documents, {report.pages:,} pages: {summary}")
+    summary = ", ".join(f"{n:,} {s}" for s, n in sorted(report.by_status.items()))
+    console.print(f"Extracted {report.documents:,} documents, {report.pages:,} pages: "
+                  f"{summary or 'nothing to do'}")
 
 
 @cli.command()
@@ -261,5 +269,6 @@ def main() -> None:
         sys.exit(130)
 
 
-if __name__ == "__main__":
-    main()
+# Feature modules attach their commands to `cli` when imported: sources, discover, harvest
+# (cli_harvest); search, index, serve (cli_web).
+from . import cli_harvest, cli_web  # noqa: E402,F401

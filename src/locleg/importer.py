@@ -1,4 +1,4 @@
-"""Import local files (a LAI dump, a folder of PDFs) as norms and documents, with or without a manifest.
+"""Import local files (a LAI dump, a folder of PDFs) as norms and documents.
 
 The input is read twice: a validation pass that rejects a bad manifest before anything is
 written, then the import itself in batches of one transaction each, so a killed import
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -39,7 +40,8 @@ _FILE_NAME = re.compile(
     re.IGNORECASE,
 )
 _TYPE_ABBREVIATIONS = {"lc": "Lei Complementar", "lo": "Lei Ordinária", "dl": "Decreto Legislativo"}
-_DATE_FORMATS = ("%Y-%m-%d", "%d/%m/%Y")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_BR_DATE = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
 _ROLES = {"texto integral": TEXTO_INTEGRAL, "texto_integral": TEXTO_INTEGRAL, "": TEXTO_INTEGRAL,
           "anexo": ANEXO}
 
@@ -48,7 +50,7 @@ _ROLES = {"texto integral": TEXTO_INTEGRAL, "texto_integral": TEXTO_INTEGRAL, ""
 class Entry:
     """One file to import and the norm it belongs to."""
 
-    path: Path
+    path: str  # absolute; a plain string because pathlib costs more than the read itself
     relative: str
     jurisdiction_code: int
     native_id: str
@@ -81,11 +83,12 @@ class ImportReport:
 
 
 def parse_date(text: str) -> date:
-    for fmt in _DATE_FORMATS:
-        try:
-            return datetime.strptime(text, fmt).date()
-        except ValueError:
-            pass
+    """YYYY-MM-DD or DD/MM/YYYY; ValueError for anything else, impossible days included."""
+    match = _BR_DATE.fullmatch(text)
+    if match:
+        return date(int(match[3]), int(match[2]), int(match[1]))
+    if _ISO_DATE.fullmatch(text):
+        return date.fromisoformat(text)
     raise ValueError(text)
 
 
@@ -150,17 +153,25 @@ def _entry_from_row(manifest: Path, line: int, row: dict[str, str],
     where = f"{manifest.name} line {line}"
     if not row.get("file"):
         raise ValueError(f"{where}: empty 'file'")
-    path = (manifest.parent / row["file"]).resolve()
-    if not path.is_file():
+    base = str(manifest.parent)
+    path = os.path.normpath(os.path.join(base, row["file"]))
+    # A manifest from elsewhere must not pull /etc/passwd into a public corpus.
+    if not path.startswith(base + os.sep):
+        raise ValueError(f"{where}: {row['file']} is outside the manifest's folder")
+    if not os.path.isfile(path):
         raise ValueError(f"{where}: file not found: {row['file']}")
     code = jurisdiction_code
     if row.get("jurisdiction"):
         try:
             code = int(row["jurisdiction"])
         except ValueError:
-            raise ValueError(f"{where}: jurisdiction {row['jurisdiction']!r} is not an IBGE code")
+            raise ValueError(
+                f"{where}: jurisdiction {row['jurisdiction']!r} is not an IBGE code"
+            ) from None
     if code is None:
-        raise ValueError(f"{where}: no jurisdiction (give --jurisdiction or a 'jurisdiction' column)")
+        raise ValueError(
+            f"{where}: no jurisdiction (give --jurisdiction or a 'jurisdiction' column)"
+        )
     if code not in known_codes:
         raise ValueError(f"{where}: unknown IBGE code {code}")
     year = None
@@ -208,7 +219,7 @@ def _folder_entries(folder: Path, jurisdiction_code: int) -> Iterator[Entry]:
         if any(part.startswith(".") for part in path.relative_to(folder).parts):
             continue
         type_raw, number, year = infer_from_file_name(path.name)
-        yield Entry(path=path, relative=relative, jurisdiction_code=jurisdiction_code,
+        yield Entry(path=str(path), relative=relative, jurisdiction_code=jurisdiction_code,
                     native_id=relative, type_raw=type_raw, number=number, year=year)
 
 
@@ -234,7 +245,8 @@ def plan(store: Store, target: Path, jurisdiction: int | str | None) -> tuple[in
         except ValueError as e:
             errors.append(str(e))
     if errors:
-        more = f" (and {len(errors) - MAX_ERRORS_SHOWN} more)" if len(errors) > MAX_ERRORS_SHOWN else ""
+        hidden = len(errors) - MAX_ERRORS_SHOWN
+        more = f" (and {hidden} more)" if hidden > 0 else ""
         shown = "\n  ".join(errors[:MAX_ERRORS_SHOWN])
         raise ManifestError(
             f"{target.name} has {len(errors)} bad row{'s' if len(errors) > 1 else ''}; "
@@ -295,8 +307,13 @@ def import_path(
     return report
 
 
-def _read_file(entry: Entry, blobs: BlobStore) -> dict:
-    data = entry.path.read_bytes()
+def _store_file(entry: Entry, blobs: BlobStore) -> dict | OSError:
+    """Copy one file into the originals; the error instead of raising, to be recorded."""
+    try:
+        with open(entry.path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        return e
     digest = hashlib.sha256(data).hexdigest()
     blobs.put(data, digest)
     return {"sha256": digest, "size": len(data), "media_type": sniff_media_type(data)}
@@ -306,14 +323,16 @@ def _import_batch(corpus: Corpus, sources: dict[int, int], batch: list[Entry],
                   seen_at: datetime, report: ImportReport) -> None:
     store, blobs = corpus.store, corpus.blobs
     files: dict[int, dict] = {}
+    # Serial on purpose: with small files, threads spent more on the GIL than they saved.
     for i, entry in enumerate(batch):
-        try:
-            files[i] = _read_file(entry, blobs)
-        except OSError as e:
-            message = f"cannot read {entry.relative}: {e.strerror or e}"
+        stored = _store_file(entry, blobs)
+        if isinstance(stored, OSError):
+            message = f"cannot read {entry.relative}: {stored.strerror or stored}"
             report.problems.append(message)
             store.record_problem("import", str(entry.path), message,
                                  sources[entry.jurisdiction_code])
+        else:
+            files[i] = stored
     # Originals reach the disk before the rows that name them are committed.
     blobs.sync()
     by_source: dict[int, dict[str, dict]] = {}
@@ -339,7 +358,7 @@ def _import_batch(corpus: Corpus, sources: dict[int, int], batch: list[Entry],
         ]
         documents = store.ensure_documents(conn, doc_rows)
         new_versions, claimed = [], set()
-        for i, (entry, doc) in enumerate(zip(batch, doc_rows)):
+        for i, (entry, doc) in enumerate(zip(batch, doc_rows, strict=True)):
             if i not in files:
                 continue
             stored = documents[(doc["norm_id"], doc["url"])]

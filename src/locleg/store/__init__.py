@@ -1,5 +1,9 @@
 """Persistence of the corpus on SQLite or PostgreSQL."""
 
+from . import (
+    harvest_schema,  # noqa: F401  (registers the harvester's tables)
+    search_schema,  # noqa: F401  (registers the search index's tables)
+)
 from .db import STATUSES, Store, safe_url, utcnow
 from .schema import metadata
 

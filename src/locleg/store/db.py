@@ -165,7 +165,9 @@ class Store:
         try:
             code = int(str(ibge_code).strip())
         except ValueError:
-            raise UserError(f"not an IBGE code: {ibge_code!r} (e.g. 2918407 for Juazeiro-BA)")
+            raise UserError(
+                f"not an IBGE code: {ibge_code!r} (e.g. 2918407 for Juazeiro-BA)"
+            ) from None
         found = self.jurisdiction(code)
         if found is None:
             raise UserError(
@@ -345,7 +347,8 @@ class Store:
         conn.execute(
             update(document).where(document.c.id == bindparam("b_id"))
             .values(current_version_id=bindparam("b_version"), removed_at=None),
-            [{"b_id": r["document_id"], "b_version": v} for r, v in zip(rows, version_ids)],
+            [{"b_id": r["document_id"], "b_version": v}
+             for r, v in zip(rows, version_ids, strict=True)],
         )
         return version_ids
 
@@ -427,9 +430,10 @@ class Store:
             totals["jurisdictions_with_norms"] = conn.scalar(
                 select(func.count(func.distinct(norm.c.jurisdiction_code)))
             )
-            totals["originals_bytes"] = conn.scalar(
+            # PostgreSQL sums bigints as numeric: bring it back to an int for JSON.
+            totals["originals_bytes"] = int(conn.scalar(
                 select(func.coalesce(func.sum(version.c.size), 0))
-            )
+            ))
             totals["problems"] = conn.scalar(select(func.count()).select_from(problem))
             if by_jurisdiction:
                 totals["by_jurisdiction"] = self._stage_counts(conn, norm.c.jurisdiction_code)
@@ -464,7 +468,8 @@ class Store:
         doc_query = doc_query.group_by(group)
         per: dict[int, dict] = {}
         for r in conn.execute(norm_query).mappings():
-            per[r["jurisdiction_code"]] = {"norms": int(r["norms"]), "removed": int(r["removed"] or 0)}
+            per[r["jurisdiction_code"]] = {"norms": int(r["norms"]),
+                                           "removed": int(r["removed"] or 0)}
         for r in conn.execute(doc_query).mappings():
             entry = per.setdefault(r["jurisdiction_code"], {"norms": 0, "removed": 0})
             entry.update({k: int(r[k] or 0) for k in ("documents", "fetched", *STATUSES, "pages")})

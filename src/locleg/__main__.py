@@ -1,0 +1,5 @@
+"""`python -m locleg` runs the locleg command."""
+
+from locleg.cli import main
+
+main()

@@ -1,0 +1,86 @@
+"""Normalize extracted text: line ends, hyphenated breaks, ligatures, controls, spaces."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from ..jurisdictions import fold
+from .lexicon import is_compound, is_word, words
+
+# Only the Latin ligature code points: NFKC on the whole text would also turn º ª into o a.
+_LIGATURES = {cp: unicodedata.normalize("NFKC", chr(cp)) for cp in range(0xFB00, 0xFB07)}
+_ROMAN = re.compile(r"^[IVXLCDM]+$")
+_LETTERS = r"[^\W\d_]+"
+# pdfium drops a line-end hyphen and the line break after it and puts \x02 or U+FFFE instead.
+_PDFIUM_BREAK = re.compile(
+    rf"(?P<a>{_LETTERS})[\x02\ufffe]\n?(?P<b>{_LETTERS})(?P<tail>\S*)(?P<space>[ \t]*)"
+)
+_PDFIUM_MARK = re.compile(r"[\x02\ufffe]\n?")
+# A hyphen that ends a line in any other extractor's output (pdftotext -raw, OCR, plain text).
+_HYPHEN_BREAK = re.compile(
+    rf"(?P<a>{_LETTERS})-[ \t]*\n[ \t]*(?P<b>{_LETTERS})(?P<tail>\S*)(?P<space>[ \t]*)"
+)
+# A soft hyphen is only a hint where a word may break: it never belongs in the text.
+_SOFT_BREAK = re.compile(r"\u00ad[ \t]*\n[ \t]*(?P<b>\S*)(?P<space>[ \t]*)")
+
+
+def join_hyphenated(left: str, right: str) -> str | None:
+    """'pala'+'vra' -> 'palavra'; 'moto'+'táxi' -> 'moto-táxi'; None when no word was split.
+
+    Joins when the joined word is known or the hyphenated form is not (extraction.md: no
+    extractor can tell a hyphenated break from a real compound). A listed compound always keeps
+    its hyphen, and so does a capital after the hyphen ('Decreto-Lei', 'Juazeiro-BA') unless
+    the line is in capitals.
+    """
+    if len(left) < 2 or (left.isupper() and _ROMAN.match(left)):
+        return None  # an item number ("II-") or an initial
+    if right[:1].isupper() and not left.isupper():
+        return f"{left}-{right}"
+    if fold(f"{left}-{right}") in words():
+        return f"{left}-{right}"
+    if is_word(left + right) or not is_compound(left, right):
+        return left + right
+    return f"{left}-{right}"
+
+
+def _rejoin(m: re.Match[str]) -> str:
+    word = join_hyphenated(m["a"], m["b"])
+    if word is None:
+        return f"{m['a']}-\n{m['b']}{m['tail']}{m['space']}"  # the line as it was printed
+    # The line break moves after the rejoined word, so lines keep their count and the word
+    # stays whole for search.
+    return word + m["tail"] + ("\n" if m["space"] else "")
+
+
+def _rejoin_soft(m: re.Match[str]) -> str:
+    return m["b"] + ("\n" if m["space"] else "")
+
+
+def normalize_text(raw: str) -> str:
+    """Clean one page of extracted text; keeps line breaks, never joins pages."""
+    text = raw.replace("\r\n", "\n").replace("\r", "\n")
+    text = _PDFIUM_BREAK.sub(_rejoin, text)
+    text = _PDFIUM_MARK.sub("-\n", text)  # a mark between non-letters ("39-B"): keep the hyphen
+    text = _HYPHEN_BREAK.sub(_rejoin, text)
+    text = _SOFT_BREAK.sub(_rejoin_soft, text)
+    text = text.translate(_LIGATURES)
+    # One decision per distinct character: pages repeat the same hundred characters.
+    text = text.translate({ord(c): _clean_char(c) for c in set(text) if _clean_char(c) != c})
+    text = re.sub(r" {2,}", " ", text)
+    text = "\n".join(line.strip() for line in text.split("\n"))
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.strip()
+
+
+def _clean_char(c: str) -> str:
+    if c == "\n":
+        return c
+    if c in "\t\f\v":
+        return " " if c == "\t" else "\n"
+    cat = unicodedata.category(c)
+    if cat == "Zs":
+        return " "  # NBSP, thin and other spaces
+    if cat in ("Cc", "Cf", "Co", "Cs", "Cn"):
+        return ""  # controls, soft hyphens, zero-width marks, private use, noncharacters
+    return c

@@ -1,0 +1,69 @@
+"""What an extraction produces: page texts and one record for the document, failures included."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+PAGE_BREAK = "\f"
+
+
+@dataclass
+class PageText:
+    number: int  # 1-based
+    text: str  # normalized text of the page
+    method: str  # 'text' (PDF text layer), 'html', 'plain', or 'none' (needs OCR, no text yet)
+    confidence: float | None  # 0..1
+    chars: int
+
+
+@dataclass
+class ExtractionResult:
+    status: str  # 'extracted' | 'empty' | 'failed' | 'pending'
+    method: str | None = None  # 'text', 'html', 'plain', 'mixed' (some pages still need OCR)
+    backend: str | None = None  # 'pypdfium2', 'lxml', 'charset-normalizer'
+    backend_version: str | None = None
+    confidence: float | None = None  # page confidences weighted by characters
+    pages: list[PageText] = field(default_factory=list)
+    error: str | None = None  # for 'failed': one readable line
+    detail: str | None = None  # why 'empty' or 'pending', or how the text was read
+    duration_s: float = 0.0
+
+    @property
+    def text(self) -> str:
+        """The whole text, pages separated by a form feed."""
+        return PAGE_BREAK.join(p.text for p in self.pages)
+
+    @property
+    def chars(self) -> int:
+        return sum(p.chars for p in self.pages)
+
+
+def failed(error: str) -> ExtractionResult:
+    return ExtractionResult(status="failed", error=error)
+
+
+def weighted_confidence(pages: Sequence[PageText]) -> float | None:
+    """Document confidence: page confidences weighted by characters; None without scored text."""
+    scored = [(p.confidence, p.chars) for p in pages if p.confidence is not None and p.chars]
+    total = sum(chars for _, chars in scored)
+    if not total:
+        return None
+    return round(sum(conf * chars for conf, chars in scored) / total, 4)
+
+
+def page_ranges(numbers: Sequence[int]) -> str:
+    """[1, 2, 3, 5] -> '1-3, 5': page lists stay short in a detail line."""
+    parts: list[str] = []
+    start = prev = None
+    for n in sorted(numbers):
+        if start is None:
+            start = prev = n
+        elif n == prev + 1:
+            prev = n
+        else:
+            parts.append(str(start) if start == prev else f"{start}-{prev}")
+            start = prev = n
+    if start is not None:
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+    return ", ".join(parts)

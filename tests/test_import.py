@@ -1,0 +1,243 @@
+"""Importing local files: manifests, bare folders, idempotency, versions, bad input, kills."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from locleg.importer import import_path, infer_from_file_name
+from tests.conftest import run_cli
+
+JUAZEIRO = 2918407
+MANIFEST_HEADER = ["file", "type", "number", "year", "date", "ementa", "native_id", "url",
+                   "role", "title"]
+
+
+def write_manifest(folder: Path, rows: list[dict], header=MANIFEST_HEADER) -> Path:
+    manifest = folder / "manifest.csv"
+    with manifest.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=header, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return manifest
+
+
+@pytest.fixture
+def dump(tmp_path) -> Path:
+    """A small LAI dump: two laws (one with an anexo) as text files and a manifest."""
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    (folder / "lei2199.txt").write_text("LEI Nº 2.199/2011\nDispõe sobre o serviço de moto-táxi.",
+                                        encoding="utf-8")
+    (folder / "lei2199-anexo.txt").write_text("ANEXO I\nTabela de tarifas.", encoding="utf-8")
+    (folder / "decreto45.txt").write_text("DECRETO Nº 45-A/2013\nRegulamenta.", encoding="utf-8")
+    write_manifest(folder, [
+        {"file": "lei2199.txt", "type": "Lei Ordinária", "number": "2199", "year": "2011",
+         "date": "2011-06-27", "ementa": "Dispõe sobre o serviço de moto-táxi.",
+         "native_id": "1461", "url": "http://sapl.juazeiro.ba.leg.br/media/lei2199.pdf",
+         "role": "texto integral"},
+        {"file": "lei2199-anexo.txt", "type": "Lei Ordinária", "number": "2199", "year": "2011",
+         "native_id": "1461", "role": "anexo", "title": "Anexo I - Tarifas"},
+        {"file": "decreto45.txt", "type": "Decreto", "number": "45-A", "year": "2013",
+         "date": "27/02/2013", "ementa": "Regulamenta a Lei 2199."},
+    ])
+    return folder
+
+
+def test_manifest_import_stores_norms_documents_and_versions(corpus, dump):
+    report = import_path(corpus, dump / "manifest.csv", JUAZEIRO)
+    assert (report.files, report.norms, report.new_versions) == (3, 2, 3)
+    counts = corpus.store.status()
+    assert (counts["norms"], counts["documents"], counts["versions"]) == (2, 3, 3)
+    assert counts["pending"] == 3
+    with corpus.store.engine.connect() as conn:
+        norms = {r.native_id: r for r in conn.exec_driver_sql(
+            "SELECT native_id, type_raw, type_normalized, number, year, date, ementa FROM norm")}
+        roles = sorted(r[0] + ":" + (r[1] or "") for r in conn.exec_driver_sql(
+            "SELECT role, title FROM document"))
+    assert norms["1461"].type_normalized == "lei" and norms["1461"].number == "2199"
+    assert str(norms["1461"].date) == "2011-06-27"
+    decreto = norms["decreto:45-A/2013"]
+    assert decreto.number == "45-A" and str(decreto.date) == "2013-02-27"
+    assert roles == ["anexo:Anexo I - Tarifas", "texto_integral:", "texto_integral:"]
+
+
+def test_importing_twice_adds_nothing_and_a_changed_file_adds_a_version(corpus, dump):
+    import_path(corpus, dump / "manifest.csv", JUAZEIRO)
+    again = import_path(corpus, dump / "manifest.csv", JUAZEIRO)
+    assert again.new_versions == 0 and again.unchanged == 3
+    assert corpus.store.status()["versions"] == 3
+    (dump / "decreto45.txt").write_text("DECRETO Nº 45-A/2013\nRegulamenta (republicado).",
+                                        encoding="utf-8")
+    third = import_path(corpus, dump / "manifest.csv", JUAZEIRO)
+    assert third.new_versions == 1
+    counts = corpus.store.status()
+    assert counts["versions"] == 4 and counts["documents"] == 3
+    # The old version and its original are kept.
+    assert len(list(corpus.blobs)) == 4
+
+
+def test_norms_missing_from_a_later_import_are_marked_removed(corpus, dump):
+    import_path(corpus, dump / "manifest.csv", JUAZEIRO)
+    lines = (dump / "manifest.csv").read_text(encoding="utf-8").splitlines()
+    (dump / "manifest.csv").write_text("\n".join(lines[:3]) + "\n", encoding="utf-8")
+    report = import_path(corpus, dump / "manifest.csv", JUAZEIRO)
+    assert report.removed == 1
+    counts = corpus.store.status()
+    assert counts["norms"] == 2 and counts["removed"] == 1
+
+
+def test_bare_folder_infers_number_and_year_from_file_names(corpus, tmp_path):
+    folder = tmp_path / "pdfs"
+    (folder / "2014").mkdir(parents=True)
+    (folder / "2014" / "Lei1167-2014.pdf").write_bytes(b"%PDF-1.4\n%%EOF\n")
+    (folder / "LC-12-2009.txt").write_text("Lei complementar", encoding="utf-8")
+    (folder / "ata da sessão.txt").write_text("sem número", encoding="utf-8")
+    (folder / ".hidden").write_text("skip me", encoding="utf-8")
+    report = import_path(corpus, folder, JUAZEIRO)
+    assert report.files == 3
+    with corpus.store.engine.connect() as conn:
+        rows = {r.native_id: r for r in conn.exec_driver_sql(
+            "SELECT native_id, type_raw, type_normalized, number, year FROM norm")}
+    assert rows["2014/Lei1167-2014.pdf"].number == "1167"
+    assert rows["2014/Lei1167-2014.pdf"].year == 2014
+    assert rows["2014/Lei1167-2014.pdf"].type_normalized == "lei"
+    assert rows["LC-12-2009.txt"].type_normalized == "lei.complementar"
+    assert rows["ata da sessão.txt"].number is None and rows["ata da sessão.txt"].year is None
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("Lei1167-2014.pdf", ("Lei", "1167", 2014)),
+    ("LEI_1167_2014.pdf", ("Lei", "1167", 2014)),
+    ("decreto nº 45-A de 2013.pdf", ("Decreto", "45-A", 2013)),
+    ("Lei Complementar 12-2009.doc", ("Lei Complementar", "12", 2009)),
+    ("Resolução 3.152-2003.pdf", ("Resolução", "3152", 2003)),
+    ("ata.pdf", (None, None, None)),
+])
+def test_file_name_inference(name, expected):
+    assert infer_from_file_name(name) == expected
+
+
+# -- bad input: one clear line, a non-zero exit, nothing written ---------------------------
+
+
+@pytest.fixture
+def cli_corpus(tmp_path) -> Path:
+    run_cli("init", str(tmp_path / "c"), check=True)
+    return tmp_path / "c"
+
+
+def _one_error_line(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    first = result.stderr.strip().splitlines()[0]
+    assert first.startswith("error: ")
+    return result.stderr
+
+
+def test_manifest_missing_column_is_named(cli_corpus, dump):
+    header = [h for h in MANIFEST_HEADER if h != "year"]
+    manifest = write_manifest(dump, [{"file": "lei2199.txt", "type": "Lei", "number": "1"}],
+                              header)
+    err = _one_error_line(run_cli("import", str(manifest), "-j", str(JUAZEIRO),
+                                  corpus=cli_corpus))
+    assert "missing column 'year'" in err
+
+
+def test_manifest_bad_date_names_the_line_and_nothing_is_written(cli_corpus, dump):
+    rows = [{"file": "lei2199.txt", "type": "Lei", "number": "1", "year": "2011",
+             "date": "2011-06-27"},
+            {"file": "decreto45.txt", "type": "Decreto", "number": "2", "year": "2013",
+             "date": "31/02/2013"}]
+    manifest = write_manifest(dump, rows)
+    err = _one_error_line(run_cli("import", str(manifest), "-j", str(JUAZEIRO),
+                                  corpus=cli_corpus))
+    assert "manifest.csv line 3: bad date '31/02/2013'" in err
+    status = json.loads(run_cli("status", "--json", corpus=cli_corpus, check=True).stdout)
+    assert status["norms"] == 0 and status["versions"] == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["import", "{dump}/manifest.csv", "-j", "1234567"], "unknown IBGE code 1234567"),
+    (["import", "{dump}/nowhere", "-j", "2918407"], "does not exist"),
+    (["import", "{dump}", "-j", "juazeiro"], "not an IBGE code"),
+    (["import", "{dump}"], "needs --jurisdiction"),
+])
+def test_bad_arguments_get_one_clear_line(cli_corpus, dump, args, message):
+    args = [a.format(dump=dump) for a in args]
+    assert message in _one_error_line(run_cli(*args, corpus=cli_corpus))
+
+
+def test_manifest_naming_a_missing_file(cli_corpus, dump):
+    manifest = write_manifest(dump, [{"file": "sumiu.pdf", "type": "Lei", "number": "9",
+                                      "year": "2020"}])
+    err = _one_error_line(run_cli("import", str(manifest), "-j", str(JUAZEIRO),
+                                  corpus=cli_corpus))
+    assert "line 2: file not found: sumiu.pdf" in err
+
+
+def test_not_a_corpus_and_a_silent_database(tmp_path):
+    err = _one_error_line(run_cli("status", "--corpus", str(tmp_path)))
+    assert "is not a br-locleg corpus" in err
+    err = _one_error_line(run_cli("init", str(tmp_path / "pg"), "--db",
+                                  "postgresql://nobody@127.0.0.1:9/none"))
+    assert "cannot reach the database postgresql://nobody@127.0.0.1:9/none" in err
+    assert not (tmp_path / "pg" / "locleg.toml").exists()
+
+
+# -- a killed import ------------------------------------------------------------------------
+
+
+def _many_files(folder: Path, count: int) -> Path:
+    folder.mkdir()
+    rows = []
+    for i in range(count):
+        name = f"lei{i}.txt"
+        (folder / name).write_text(f"LEI Nº {i}/2020\nArt. 1º Norma sintética número {i}.",
+                                   encoding="utf-8")
+        rows.append({"file": name, "type": "Lei", "number": str(i), "year": "2020"})
+    return write_manifest(folder, rows)
+
+
+def test_a_killed_import_leaves_a_consistent_corpus_and_a_rerun_finishes(tmp_path,
+                                                                          database_url):
+    corpus_dir = tmp_path / "c"
+    init = ["init", str(corpus_dir)] + (["--db", database_url] if database_url else [])
+    run_cli(*init, check=True)
+    count = 6000
+    manifest = _many_files(tmp_path / "dump", count)
+    rng = random.Random(20261129)
+    killed_mid_run = 0
+    for _ in range(3):
+        env = {"LOCLEG_CORPUS": str(corpus_dir)}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "locleg", "import", str(manifest), "-j", str(JUAZEIRO),
+             "--batch-size", "100"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={**__import__("os").environ, **env},
+        )
+        time.sleep(rng.uniform(0.8, 2.0))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            killed_mid_run += 1
+        proc.wait()
+        check = run_cli("check", corpus=corpus_dir)
+        assert check.returncode == 0, check.stderr
+        status = json.loads(run_cli("status", "--json", corpus=corpus_dir, check=True).stdout)
+        # Whole batches only: every norm stored has its document and its version.
+        assert status["norms"] == status["documents"] == status["versions"]
+        assert status["versions"] % 100 == 0 or status["versions"] == count
+    assert killed_mid_run >= 1
+    run_cli("import", str(manifest), "-j", str(JUAZEIRO), corpus=corpus_dir, check=True)
+    status = json.loads(run_cli("status", "--json", corpus=corpus_dir, check=True).stdout)
+    assert (status["norms"], status["documents"], status["versions"]) == (count, count, count)
+    assert status["pending"] == count and status["removed"] == 0
+    assert run_cli("check", corpus=corpus_dir).returncode == 0
