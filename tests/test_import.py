@@ -241,3 +241,17 @@ def test_a_killed_import_leaves_a_consistent_corpus_and_a_rerun_finishes(tmp_pat
     assert (status["norms"], status["documents"], status["versions"]) == (count, count, count)
     assert status["pending"] == count and status["removed"] == 0
     assert run_cli("check", corpus=corpus_dir).returncode == 0
+
+
+def test_check_reports_a_damaged_original_and_exits_1(cli_corpus, dump):
+    run_cli("import", str(dump / "manifest.csv"), "-j", str(JUAZEIRO), corpus=cli_corpus,
+            check=True)
+    assert "OK: 3 versions, 3 originals verified" in run_cli("check", corpus=cli_corpus).stdout
+    victim = next((cli_corpus / "originals").glob("*/*"))
+    victim.write_bytes(victim.read_bytes() + b"tampered")
+    result = run_cli("check", corpus=cli_corpus)
+    assert result.returncode == 1
+    assert f"original {victim.name} hash mismatch" in result.stderr
+    victim.unlink()
+    result = run_cli("check", corpus=cli_corpus)
+    assert result.returncode == 1 and f"original {victim.name} missing" in result.stderr

@@ -25,7 +25,7 @@ from rich.table import Table
 from . import __version__
 from .config import corpus_path
 from .corpus import init_corpus, open_corpus
-from .errors import UserError
+from .errors import CorpusDamaged, UserError
 from .store import STATUSES, safe_url
 
 console = Console()
@@ -218,7 +218,13 @@ def status(by: str | None, as_json: bool, corpus_dir: Path | None) -> None:
     summary.add_row("problems recorded", f"{counts['problems']:,}")
     console.print(summary)
     if by:
-        table = Table("IBGE", "UF", "name", "norms", "documents", *STATUSES, "pages")
+        table = Table(box=None, header_style="bold")
+        table.add_column("IBGE", min_width=7, no_wrap=True)
+        table.add_column("UF", no_wrap=True)
+        # Numbers never shrink: the name gives way on a narrow terminal.
+        table.add_column("name", no_wrap=True, overflow="ellipsis", max_width=32)
+        for heading in ("norms", "docs", *STATUSES, "pages"):
+            table.add_column(heading, justify="right", no_wrap=True, min_width=len(heading))
         for r in counts["by_jurisdiction"]:
             table.add_row(str(r["ibge_code"]), r["uf"], r["name"], f"{r['norms']:,}",
                           f"{r['documents']:,}", *(f"{r[s]:,}" for s in STATUSES),
@@ -247,7 +253,9 @@ def check(corpus_dir: Path | None) -> None:
     for error in report.errors[:50]:
         err_console.print(f"[red]wrong:[/] {escape(error)}")
     if not report.ok:
-        raise UserError(f"{len(report.errors)} problem(s) found in {report.versions:,} versions")
+        raise CorpusDamaged(
+            f"{len(report.errors)} problem(s) found in {report.versions:,} versions"
+        )
     console.print(f"OK: {report.versions:,} versions, {report.originals:,} originals verified")
 
 

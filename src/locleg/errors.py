@@ -13,3 +13,9 @@ class NotACorpus(UserError):
 
 class ManifestError(UserError):
     """A manifest that cannot be imported as it is; nothing was written."""
+
+
+class CorpusDamaged(UserError):
+    """`locleg check` found originals or rows that are wrong: exit 1, as a failed test would."""
+
+    exit_code = 1
