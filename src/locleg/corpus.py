@@ -7,7 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .blobs import BlobStore
-from .config import Settings, normalize_database_url, read_settings, write_settings
+from .config import (
+    SETTINGS_FILE,
+    Settings,
+    normalize_database_url,
+    read_settings,
+    write_settings,
+)
 from .errors import UserError
 from .jurisdictions import load_ibge
 from .store import Store
@@ -48,7 +54,7 @@ def init_corpus(folder: Path, database_url: str | None = None) -> Corpus:
         store.load_jurisdictions(load_ibge())
     except BaseException:
         # Leave nothing half-made behind: the next init must be able to start afresh.
-        (folder / "locleg.toml").unlink(missing_ok=True)
+        (folder / SETTINGS_FILE).unlink(missing_ok=True)
         if created_folder:
             shutil.rmtree(folder, ignore_errors=True)
         raise
