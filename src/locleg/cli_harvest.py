@@ -1,0 +1,321 @@
+"""`locleg sources`, `locleg discover` and `locleg harvest`: thin commands over locleg.harvest."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+from rich.live import Live
+from rich.markup import escape
+from rich.table import Table
+from sqlalchemy import update
+
+from .cli import cli, console, corpus_option, err_console, opened, print_json
+from .errors import UserError
+from .store.schema import source
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str) -> float:
+    """'6h', '30m', '90s', '2d' or plain seconds."""
+    match = _DURATION.match(text or "")
+    if not match:
+        raise UserError(f"not a duration: {text!r} (e.g. 90s, 30m, 6h, 2d)")
+    return float(match[1]) * _UNITS[match[2]]
+
+
+def _when(moment: datetime | None) -> str:
+    if moment is None:
+        return "-"
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _delay_option(value: str | None) -> float | None:
+    if value is None or value == "auto":
+        return None
+    try:
+        delay = float(value)
+    except ValueError:
+        raise UserError(f"--delay takes seconds (e.g. 0.5) or 'auto', not {value!r}") from None
+    if delay < 0:
+        raise UserError("--delay cannot be negative")
+    return delay
+
+
+# -- sources ---------------------------------------------------------------------------------
+
+
+@cli.group()
+def sources() -> None:
+    """Publishers of norms to harvest: add, list, set."""
+
+
+@sources.command("add")
+@click.argument("platform", type=click.Choice(["sapl"]))
+@click.argument("url")
+@click.option("--jurisdiction", "-j", metavar="IBGE_CODE", required=True,
+              help="The municipality or state the câmara legislates for.")
+@click.option("--delay", metavar="SECONDS",
+              help="Seconds between requests to this host (default: robots.txt Crawl-delay, "
+                   "else 1).")
+@corpus_option
+def sources_add(platform: str, url: str, jurisdiction: str, delay: str | None,
+                corpus_dir: Path | None) -> None:
+    """Add a SAPL instance as a source, after checking it is one (and which version)."""
+    from .harvest.discover import register
+    from .harvest.sapl import normalize_base_url, probe
+
+    base_url = normalize_base_url(url)
+    chosen = _delay_option(delay)
+    with opened(corpus_dir) as corpus:
+        place = corpus.store.require_jurisdiction(jurisdiction)
+        found = asyncio.run(probe(base_url))
+        settings = {"delay": chosen} if chosen is not None else {}
+        source_id, new = register(corpus.store, place["ibge_code"], found, settings)
+    console.print(f"Found {escape(found.describe())}")
+    if found.casa.get("uf") and found.casa["uf"] != place["uf"]:
+        err_console.print(f"[yellow]warning:[/] the câmara says UF {found.casa['uf']}, "
+                          f"the jurisdiction is in {place['uf']}")
+    verb = "Added" if new else "Already known:"
+    console.print(f"{verb} source {source_id} for {place['name']} ({place['uf']}) "
+                  f"{place['ibge_code']}"
+                  + (f", {chosen:g} s between requests" if chosen is not None else
+                     ", delay from robots.txt (else 1 s)"))
+    console.print(f"Next: locleg harvest --source {source_id}")
+
+
+@sources.command("set")
+@click.argument("source_id", type=int)
+@click.option("--delay", metavar="SECONDS|auto",
+              help="Seconds between requests to this host; 'auto' = robots.txt, else 1 s.")
+@click.option("--interval", metavar="DURATION",
+              help="How often to harvest it again (e.g. 24h; default 24h).")
+@corpus_option
+def sources_set(source_id: int, delay: str | None, interval: str | None,
+                corpus_dir: Path | None) -> None:
+    """Change a source's harvest settings."""
+    if delay is None and interval is None:
+        raise UserError("nothing to set: give --delay and/or --interval")
+    with opened(corpus_dir) as corpus:
+        row = next((s for s in corpus.store.sources() if s["id"] == source_id), None)
+        if row is None:
+            raise UserError(f"no source {source_id}: see `locleg sources list`")
+        settings = json.loads(row["settings"] or "{}")
+        if delay is not None:
+            settings["delay"] = _delay_option(delay)
+            if settings["delay"] is None:
+                settings.pop("delay")
+        if interval is not None:
+            settings["interval"] = parse_duration(interval)
+        with corpus.store.transaction() as conn:
+            conn.execute(update(source).where(source.c.id == source_id)
+                         .values(settings=json.dumps(settings)))
+    shown = ", ".join(f"{k} {v:g}" for k, v in settings.items()) or "defaults"
+    console.print(f"Source {source_id}: {shown}")
+
+
+@sources.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@corpus_option
+def sources_list(as_json: bool, corpus_dir: Path | None) -> None:
+    """Every source with its harvest health: last success, norms, errors, next due."""
+    from .harvest import frontier
+
+    with opened(corpus_dir) as corpus:
+        rows = corpus.store.sources()
+        with corpus.store.engine.connect() as conn:
+            health = frontier.source_health(conn)
+            hosts = frontier.hosts_table(conn)
+        names = {j["ibge_code"]: j for j in corpus.store.jurisdictions()}
+    items = []
+    for r in rows:
+        settings = json.loads(r["settings"] or "{}")
+        state = json.loads(r["state"] or "{}")
+        h = health.get(r["id"], {})
+        place = names.get(r["jurisdiction_code"], {})
+        host_row = hosts.get(re.sub(r"^\w+://", "", r["base_url"]).split("/")[0], {})
+        delay = settings.get("delay")
+        items.append({
+            "id": r["id"], "jurisdiction_code": r["jurisdiction_code"],
+            "jurisdiction": f"{place.get('name', '?')} ({place.get('uf', '?')})",
+            "platform": r["platform"], "base_url": r["base_url"],
+            "version": state.get("version"),
+            "delay": delay if delay is not None else host_row.get("crawl_delay"),
+            "delay_from": "operator" if delay is not None else (
+                "robots.txt" if host_row.get("crawl_delay") is not None else "default"),
+            "norms": h.get("norms", 0), "removed": h.get("removed", 0),
+            "pending": h.get("pending", 0), "files_pending": h.get("files_pending", 0),
+            "failed": h.get("failed", 0), "parked_until": h.get("parked_until"),
+            "last_run_at": r["last_run_at"], "last_success_at": r["last_success_at"],
+            "next_due_at": r["next_due_at"], "next_request_at": h.get("next_request_at"),
+            "last_error": r["last_error"],
+        })
+    if as_json:
+        print_json(items)
+        return
+    if not items:
+        console.print("No sources yet: `locleg sources add sapl URL --jurisdiction CODE` or "
+                      "`locleg discover sapl --uf BA`")
+        return
+    table = Table("ID", "jurisdiction", "URL", "version", "delay", "norms", "pending",
+                  "failed", "last success", "next due", "last error", box=None)
+    for i in items:
+        delay = "-" if i["delay"] is None else f"{i['delay']:g} s"
+        norms = f"{i['norms']:,}" + (f" ({i['removed']:,} removed)" if i["removed"] else "")
+        pending = f"{i['pending']:,}" + (f" ({i['files_pending']:,} files)"
+                                        if i["files_pending"] else "")
+        error = i["last_error"] or ""
+        if i["parked_until"]:
+            error = f"parked until {_when(i['parked_until'])}; {error}"
+        table.add_row(str(i["id"]), i["jurisdiction"], i["base_url"], i["version"] or "-",
+                      f"{delay} ({i['delay_from']})" if i["delay"] is not None else delay,
+                      norms, pending, f"{i['failed']:,}", _when(i["last_success_at"]),
+                      _when(i["next_due_at"]), escape(error[:120]))
+    console.print(table)
+
+
+# -- discover --------------------------------------------------------------------------------
+
+
+@cli.group()
+def discover() -> None:
+    """Find sources by probing the hosts platforms use."""
+
+
+@discover.command("sapl")
+@click.option("--uf", required=True, help="The federative unit to probe (e.g. BA).")
+@click.option("--concurrency", default=16, show_default=True, help="Hosts probed at once.")
+@click.option("--timeout", default=15.0, show_default=True, help="Seconds per request.")
+@click.option("--dry-run", is_flag=True, help="Report what answers; register nothing.")
+@corpus_option
+def discover_sapl(uf: str, concurrency: int, timeout: float, dry_run: bool,
+                  corpus_dir: Path | None) -> None:
+    """Probe sapl.<município>.<uf>.leg.br for every municipality of a UF; register the SAPLs."""
+    from .harvest.discover import discover as run
+
+    with opened(corpus_dir) as corpus:
+        if not corpus.store.jurisdictions(uf=uf):
+            raise UserError(f"unknown UF {uf!r}")
+        report = asyncio.run(run(corpus.store, uf, concurrency=concurrency, timeout=timeout,
+                                 dry_run=dry_run))
+    for f in report.found:
+        mark = "new" if f["new"] else ("seen" if not dry_run else "")
+        console.print(f"  {f['ibge_code']}  {f['name']:<32} {f['base_url']:<45} "
+                      f"SAPL {f['version'] or '3.1'}  {mark}")
+    for host, why in report.refused:
+        console.print(f"  [yellow]not registered[/] {host}: {escape(why)}")
+    new = sum(1 for f in report.found if f["new"])
+    console.print(f"Probed {report.probed:,} hosts of {uf.upper()}: {len(report.found):,} SAPL "
+                  f"({new:,} new sources), {len(report.refused):,} answered but are not a SAPL "
+                  f"3.1, {report.unreachable:,} did not answer")
+
+
+# -- harvest ---------------------------------------------------------------------------------
+
+
+def _hosts_table(run, limit: int = 20) -> Table:
+    table = Table("host", "requests", "ok", "errors", "norms", "files", "MB", "state",
+                  box=None, title="harvest", title_justify="left")
+    loop_time = time.monotonic()
+    hosts = sorted(run.hosts.values(), key=lambda h: (not h.busy, h.waiting_until is None,
+                                                       -h.requests))
+    for h in hosts[:limit]:
+        if h.parked_until:
+            state = f"parked until {_when(h.parked_until)}"
+        elif h.busy:
+            state = "fetching"
+        elif h.waiting_until:
+            state = f"waiting {max(0.0, h.waiting_until - loop_time):.0f} s"
+        else:
+            state = "idle"
+        table.add_row(h.host, f"{h.requests:,}", f"{h.ok:,}", f"{h.errors:,}", f"{h.norms:,}",
+                      f"{h.files:,}", f"{h.bytes / 1e6:,.1f}", state)
+    if len(hosts) > limit:
+        table.add_row(f"… and {len(hosts) - limit:,} more hosts", "", "", "", "", "", "", "")
+    return table
+
+
+@cli.command()
+@click.option("--source", "source_ids", type=int, multiple=True, metavar="ID",
+              help="Harvest this source (repeatable).")
+@click.option("--all", "all_sources", is_flag=True, help="Harvest every SAPL source (default).")
+@click.option("--max-time", metavar="DURATION", help="Stop starting requests after this "
+              "long (e.g. 6h); what is left stays in the frontier for the next run.")
+@click.option("--concurrency", default=16, show_default=True,
+              help="Requests in flight across all hosts (each host: one at a time).")
+@click.option("--timeout", default=60.0, show_default=True, help="Seconds per request.")
+@click.option("--max-file-size", default=200, show_default=True, metavar="MB",
+              help="Originals larger than this are refused and recorded.")
+@click.option("--refresh", is_flag=True, help="Start a new cycle even if the source is not due.")
+@click.option("--full", is_flag=True, help="List every norm (not only changed ones); norms "
+              "gone from the câmara are marked removed.")
+@click.option("--no-files", is_flag=True, help="List norms and documents; fetch no originals.")
+@corpus_option
+def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None,
+            concurrency: int, timeout: float, max_file_size: int, refresh: bool, full: bool,
+            no_files: bool, corpus_dir: Path | None) -> None:
+    """Harvest SAPL sources politely: norms, anexos, vínculos and their originals.
+
+    Interrupt it at any moment (Ctrl-C, or even a kill) and run it again: it resumes from
+    the frontier kept in the corpus database.
+    """
+    from .harvest.engine import Harvest, HarvestConfig
+
+    if source_ids and all_sources:
+        raise UserError("give --source ID or --all, not both")
+    seconds = parse_duration(max_time) if max_time else None
+    if concurrency < 1:
+        raise UserError("--concurrency must be at least 1")
+    config = HarvestConfig(concurrency=concurrency, timeout=timeout,
+                           max_file_size=max_file_size * 2**20, refresh=refresh or full,
+                           full=full, files=not no_files)
+    with opened(corpus_dir) as corpus:
+        known = {s["id"]: s for s in corpus.store.sources() if s["platform"] == "sapl"}
+        if not known:
+            raise UserError("no SAPL source: add one with `locleg sources add sapl URL "
+                            "--jurisdiction CODE` or `locleg discover sapl --uf UF`")
+        for sid in source_ids:
+            if sid not in known:
+                raise UserError(f"no SAPL source {sid}: see `locleg sources list`")
+        live = Live(console=err_console, refresh_per_second=2, transient=True,
+                    auto_refresh=True) if err_console.is_terminal else None
+        run = Harvest(corpus, config, on_progress=(lambda r: live.update(_hosts_table(r)))
+                      if live else None)
+        started = time.monotonic()
+        if live:
+            with live:
+                report = asyncio.run(run.run(list(source_ids) or None, seconds))
+        else:
+            report = asyncio.run(run.run(list(source_ids) or None, seconds))
+        elapsed = time.monotonic() - started
+    if report.hosts:
+        console.print(_hosts_table(run, limit=50))
+    console.print(
+        f"Harvested in {elapsed:,.1f} s: {report.cycles_started} cycle(s) started, "
+        f"{report.cycles_finished} finished; {report.norms:,} norms listed, "
+        f"{report.files:,} files fetched ({report.new_versions:,} new versions)"
+        + (f", {report.removed:,} norms marked removed" if report.removed else "")
+        + (f"; {report.errors:,} errors (see `locleg sources list`, `locleg status`)"
+           if report.errors else "")
+    )
+    for h in report.parked:
+        err_console.print(f"[yellow]parked:[/] {h.host} until {_when(h.parked_until)}: "
+                          f"{escape(h.last_error or '')}")
+    if report.pending:
+        when = _when(report.next_request_at)
+        why = " (--max-time reached)" if report.stopped_by_deadline else ""
+        console.print(f"{report.pending:,} requests left in the frontier{why}, the next due "
+                      f"{when} UTC: run `locleg harvest` again to go on")
+    if report.failed:
+        console.print(f"{report.failed:,} requests failed this cycle; they are retried next "
+                      "cycle")
+

@@ -1,0 +1,694 @@
+"""The polite scheduler: many hosts at once, one request at a time per host, resumable at any point.
+
+Each host with pending requests gets a worker coroutine. A worker takes its host's requests
+from the frontier in order, waits for the host's turn (robots.txt Crawl-delay, else 1 s,
+unless the operator set a delay for the source), makes the request inside a global
+concurrency bound, and stores the result. Failures are retried later with exponential
+backoff and jitter (or when Retry-After says); a host that keeps failing is parked until
+later and reported. Database writes go through one thread, in batches for files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+from collections import deque
+from collections.abc import Callable, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+from protego import Protego
+from sqlalchemy import select, update
+from sqlalchemy.engine import Connection
+
+from ..corpus import Corpus
+from ..store import utcnow
+from ..store.schema import document, norm, source, version
+from . import frontier, sapl
+from .net import (
+    ROBOTS_AGENT,
+    USER_AGENT,
+    Fetched,
+    FetchError,
+    Guard,
+    Refused,
+    Resolver,
+    host_key,
+    make_client,
+    open_stream,
+    read_capped,
+    status_error,
+)
+
+
+def aware(moment: datetime | None) -> datetime | None:
+    """SQLite hands timestamps back without their UTC offset."""
+    if moment is not None and moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment
+
+
+@dataclass
+class HarvestConfig:
+    concurrency: int = 16  # requests in flight over all hosts
+    timeout: float = 60.0  # seconds, per network operation
+    max_file_size: int = 200 * 2**20
+    max_json_size: int = 64 * 2**20  # one page or small table (get_all listings are streamed)
+    default_delay: float = 1.0  # when robots.txt names no Crawl-delay
+    backoff_base: float = 30.0  # first retry after ~this, doubling, with jitter
+    backoff_max: float = 6 * 3600.0
+    max_attempts: int = 6  # then the request fails for this cycle (retried next cycle)
+    park_after: int = 5  # consecutive failures on a host before it is parked
+    park_for: float = 6 * 3600.0
+    max_retry_after: float = 3600.0  # a longer Retry-After parks the host instead
+    robots_ttl: float = 86400.0
+    interval: float = 86400.0  # between cycles of a source
+    full_every: float = 7 * 86400.0  # a full listing (removals) at least this often
+    batch: int = 1000  # norms per transaction
+    file_batch: int = 64  # fetched files per transaction
+    refresh: bool = False  # start a new cycle even when the source is not due
+    full: bool = False  # list everything this cycle (detects removed norms)
+    files: bool = True  # fetch the originals (False: only list)
+
+
+@dataclass
+class SourceContext:
+    id: int
+    base_url: str
+    jurisdiction_code: int
+    settings: dict
+    state: dict
+    guard: Guard
+
+    @property
+    def version(self) -> str | None:
+        return self.state.get("version")
+
+    @property
+    def capabilities(self) -> sapl.Capabilities:
+        return sapl.Capabilities(self.version)
+
+    @property
+    def types(self) -> dict:
+        return self.state.get("types", {})
+
+    @property
+    def delay(self) -> float | None:
+        value = self.settings.get("delay")
+        return float(value) if value is not None else None
+
+
+@dataclass
+class HostState:
+    host: str
+    robots: Protego | None = None
+    robots_loaded: bool = False
+    crawl_delay: float | None = None
+    next_allowed: float = 0.0  # loop time
+    failures: int = 0
+    parked_until: datetime | None = None
+    # what the run did, for progress and the report
+    requests: int = 0
+    ok: int = 0
+    errors: int = 0
+    files: int = 0
+    bytes: int = 0
+    norms: int = 0
+    last_error: str | None = None
+    busy: bool = False
+    waiting_until: float | None = None
+
+
+@dataclass
+class HarvestReport:
+    hosts: dict[str, HostState] = field(default_factory=dict)
+    cycles_started: int = 0
+    cycles_finished: int = 0
+    removed: int = 0
+    new_versions: int = 0
+    pending: int = 0
+    failed: int = 0
+    next_request_at: datetime | None = None
+    stopped_by_deadline: bool = False
+
+    @property
+    def norms(self) -> int:
+        return sum(h.norms for h in self.hosts.values())
+
+    @property
+    def files(self) -> int:
+        return sum(h.files for h in self.hosts.values())
+
+    @property
+    def errors(self) -> int:
+        return sum(h.errors for h in self.hosts.values())
+
+    @property
+    def parked(self) -> list[HostState]:
+        return [h for h in self.hosts.values() if h.parked_until]
+
+
+class Harvest:
+    """One harvest run over some SAPL sources of a corpus."""
+
+    def __init__(self, corpus: Corpus, config: HarvestConfig | None = None, *,
+                 resolver: Resolver | None = None,
+                 on_progress: Callable[[Harvest], None] | None = None) -> None:
+        self.corpus = corpus
+        self.store = corpus.store
+        self.config = config or HarvestConfig()
+        self.resolver = resolver or Resolver()
+        self.on_progress = on_progress
+        self.sources: dict[int, SourceContext] = {}
+        self.hosts: dict[str, HostState] = {}
+        self.report = HarvestReport(hosts=self.hosts)
+        self._workers: dict[str, asyncio.Task] = {}
+        self._wakeups: dict[str, asyncio.Event] = {}
+        self._files_done: list[tuple[frontier.Request, dict | None]] = []
+        self._flush_lock = asyncio.Lock()
+        self._db_lock = asyncio.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._deadline: float | None = None
+        # One client per host: a host gets one request at a time, so one connection each,
+        # and no pool shared by thousands of hosts to search on every request.
+        self._clients: dict[str, httpx.AsyncClient] = {}
+        self._ssl = None
+        self._sem: asyncio.Semaphore | None = None
+
+    # -- services for the source handlers ------------------------------------------------
+
+    async def db(self, fn: Callable, *args: Any) -> Any:
+        """Run fn(conn, *args) in one transaction, on the one database thread."""
+
+        def run() -> Any:
+            with self.store.transaction() as conn:
+                return fn(conn, *args)
+
+        async with self._db_lock:
+            return await asyncio.to_thread(run)
+
+    async def analyze(self) -> None:
+        """Fresh planner statistics while a big listing fills empty tables (PostgreSQL).
+
+        Without them PostgreSQL keeps planning for the empty tables it last measured and
+        each batch scans what the previous ones wrote: quadratic time.
+        """
+        if self.store.dialect != "postgresql":
+            return
+
+        def run(conn: Connection) -> None:
+            conn.exec_driver_sql("ANALYZE norm, document, sapl_norm, harvest_request")
+
+        await self.db(run)
+
+    async def get(self, ctx: SourceContext, url: str, *, headers: dict | None = None,
+                  max_bytes: int | None = None) -> Fetched:
+        self._check_robots(url)
+        self._note_request(url)
+        async with open_stream(self._client(url), url, ctx.guard, headers=headers) as response:
+            body = await read_capped(response, max_bytes or self.config.max_json_size)
+            return Fetched(str(response.url), response.status_code, response.headers, body)
+
+    @asynccontextmanager
+    async def stream(self, ctx: SourceContext, url: str):
+        self._check_robots(url)
+        self._note_request(url)
+        async with open_stream(self._client(url), url, ctx.guard) as response:
+            yield response
+
+    async def pause(self, ctx: SourceContext, url: str) -> None:
+        """Between two requests of one handler (pages of a table): the host's delay, slot freed."""
+        state = self.hosts[host_key(url)]
+        wait = self._delay(state, ctx)
+        self._sem.release()
+        try:
+            await asyncio.sleep(wait)
+        finally:
+            await self._sem.acquire()
+
+    async def problem(self, ctx: SourceContext, stage: str, subject: str, message: str) -> None:
+        def write(conn: Connection) -> None:
+            from ..store.schema import problem
+            conn.execute(problem.insert(), {"at": utcnow(), "stage": stage, "subject": subject,
+                                            "message": message[:4000], "source_id": ctx.id})
+            conn.execute(update(source).where(source.c.id == ctx.id)
+                         .values(last_error=message[:2000]))
+
+        await self.db(write)
+
+    def count(self, ctx: SourceContext, what: str, n: int) -> None:
+        state = self.hosts.get(host_key(ctx.base_url))
+        if state is not None and what == "norms":
+            state.norms += n
+        self._progress()
+
+    def save_state(self, conn: Connection, ctx: SourceContext, **values: Any) -> None:
+        ctx.state.update(values)
+        conn.execute(update(source).where(source.c.id == ctx.id)
+                     .values(state=json.dumps(ctx.state, ensure_ascii=False)))
+
+    def wake(self, hosts: Iterable[str]) -> None:
+        """New requests for these hosts: start or wake their workers (from any thread)."""
+        hosts = list(hosts)
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._wake_now, hosts)
+
+    async def finish_cycle(self, ctx: SourceContext, payload: dict) -> None:
+        """The metadata of a cycle is in: removals, the run record, the next due time."""
+        started = datetime.fromisoformat(payload["cycle"])
+        complete = payload.get("complete", True)
+        full = payload.get("mode") == "full" and complete
+        now = utcnow()
+
+        def write(conn: Connection) -> int:
+            removed = 0
+            seen_since = datetime.fromisoformat(payload.get("seen_since") or payload["cycle"])
+            if full:
+                # Missing from a complete listing: gone from the câmara. Marked, never deleted.
+                removed = conn.execute(
+                    update(norm).where(norm.c.source_id == ctx.id,
+                                       norm.c.last_seen_at < seen_since,
+                                       norm.c.removed_at.is_(None))
+                    .values(removed_at=seen_since)).rowcount
+            values = {"last_listing_at": seen_since.isoformat()}
+            if full:
+                values["last_full_at"] = values["last_listing_at"]
+            self.save_state(conn, ctx, **values)
+            error = None if complete else "the last listing was incomplete (see problems)"
+            row = {"last_run_at": started, "last_error": error,
+                   "next_due_at": now + timedelta(seconds=float(
+                       ctx.settings.get("interval") or self.config.interval))}
+            if complete:
+                row["last_success_at"] = started
+            conn.execute(update(source).where(source.c.id == ctx.id).values(**row))
+            return removed
+
+        self.report.removed += await self.db(write)
+        self.report.cycles_finished += 1
+
+    # -- running -------------------------------------------------------------------------
+
+    async def run(self, source_ids: Iterable[int] | None = None,
+                  max_time: float | None = None) -> HarvestReport:
+        self._loop = asyncio.get_running_loop()
+        self._deadline = self._loop.time() + max_time if max_time else None
+        self._sem = asyncio.Semaphore(self.config.concurrency)
+        await self._load_sources(source_ids)
+        if not self.sources:
+            return self.report
+        hosts = await self.db(frontier.pending_hosts, list(self.sources))
+        self._ssl = httpx.create_ssl_context()
+        flusher = asyncio.create_task(self._flush_periodically())
+        try:
+            self._wake_now(hosts)
+            while self._workers:
+                await asyncio.gather(*list(self._workers.values()))
+            await self._flush_files()
+        finally:
+            flusher.cancel()
+            for client in self._clients.values():
+                await client.aclose()
+        await self._summarize()
+        return self.report
+
+    async def _load_sources(self, source_ids: Iterable[int] | None) -> None:
+        wanted = set(source_ids) if source_ids is not None else None
+        rows = await asyncio.to_thread(self.store.sources)
+        now = utcnow()
+        for row in rows:
+            if row["platform"] != sapl.PLATFORM or (wanted is not None and row["id"] not in wanted):
+                continue
+            ctx = SourceContext(row["id"], row["base_url"], row["jurisdiction_code"],
+                                json.loads(row["settings"] or "{}"),
+                                json.loads(row["state"] or "{}"),
+                                Guard(row["base_url"], self.resolver))
+            self.sources[ctx.id] = ctx
+            due = self.config.refresh or self.config.full or row["next_due_at"] is None \
+                or aware(row["next_due_at"]) <= now
+            if not due:
+                continue
+            mode, since = self._mode(ctx, now)
+
+            def seed(conn: Connection, ctx=ctx, mode=mode, since=since) -> bool:
+                if frontier.has_pending_chain(conn, ctx.id):
+                    return False
+                sapl.start_cycle(conn, ctx, mode, since)
+                return True
+
+            if await self.db(seed):
+                self.report.cycles_started += 1
+
+    def _mode(self, ctx: SourceContext, now: datetime) -> tuple[str, str | None]:
+        """Full listing, or incremental since the last listing (minus a margin)."""
+        last = ctx.state.get("last_listing_at")
+        last_full = ctx.state.get("last_full_at")
+        if (self.config.full or not last or not last_full
+                or not ctx.capabilities.lookups
+                or now - datetime.fromisoformat(last_full)
+                > timedelta(seconds=self.config.full_every)):
+            return "full", None
+        since = datetime.fromisoformat(last) - sapl.INCREMENTAL_MARGIN
+        return "incremental", sapl.sapl_datetime(since)
+
+    def _wake_now(self, hosts: Iterable[str]) -> None:
+        for host in hosts:
+            if host in self._workers:
+                self._wakeups[host].set()
+                continue
+            state = self.hosts.setdefault(host, HostState(host))
+            if state.parked_until and state.parked_until > utcnow():
+                continue
+            self._wakeups[host] = asyncio.Event()
+            self._workers[host] = asyncio.create_task(self._worker(host))
+
+    async def _worker(self, host: str) -> None:
+        state = self.hosts[host]
+        queue: deque[frontier.Request] = deque()
+        loop = self._loop
+        try:
+            if not state.robots_loaded:
+                await self._load_host(state)
+            while True:
+                if state.parked_until and state.parked_until > utcnow():
+                    break
+                if not queue:
+                    await self._flush_files()
+                    queue.extend(await self.db(frontier.load, host, 100, self.config.files,
+                                               list(self.sources)))
+                    if not queue:
+                        break
+                req = queue[0]
+                ctx = self.sources[req.source_id]
+                due = loop.time() + (aware(req.not_before) - utcnow()).total_seconds()
+                start = max(due, state.next_allowed)
+                if self._deadline is not None and start > self._deadline:
+                    self.report.stopped_by_deadline = True
+                    break
+                if start > loop.time():
+                    if await self._sleep(state, start - loop.time()):
+                        queue.clear()  # new requests arrived: take them in order
+                    continue
+                queue.popleft()
+                if not state.robots_loaded:
+                    await self._fetch_robots(state, ctx, req.url)
+                    queue.appendleft(req)
+                    continue
+                await self._perform(state, ctx, req, queue)
+        finally:
+            self._workers.pop(host, None)
+            self._wakeups.pop(host, None)
+            client = self._clients.pop(host, None)
+            if client is not None:
+                await client.aclose()
+            state.busy, state.waiting_until = False, None
+            self._progress()
+
+    async def _sleep(self, state: HostState, seconds: float) -> bool:
+        """Wait for the host's turn; True when woken early by new requests."""
+        event = self._wakeups[state.host]
+        event.clear()
+        state.waiting_until = self._loop.time() + seconds
+        self._progress()
+        try:
+            await asyncio.wait_for(event.wait(), seconds)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            state.waiting_until = None
+
+    async def _perform(self, state: HostState, ctx: SourceContext, req: frontier.Request,
+                       queue: deque) -> None:
+        async with self._sem:
+            state.busy = True
+            self._progress()
+            error: FetchError | None = None
+            try:
+                if req.kind == frontier.FILE:
+                    await self._file(ctx, req)
+                else:
+                    await sapl.handle(self, ctx, req)
+            except FetchError as e:
+                error = e
+            finally:
+                state.busy = False
+                state.next_allowed = self._loop.time() + self._delay(state, ctx)
+        if error is None:
+            state.ok += 1
+            state.failures = 0
+            if req.kind != frontier.FILE:
+                queue.clear()  # a step of the chain queues more: take them in priority order
+        else:
+            queue.clear()
+            await self._failed(state, ctx, req, error)
+        self._progress()
+
+    def _client(self, url: str) -> httpx.AsyncClient:
+        host = host_key(url)
+        client = self._clients.get(host)
+        if client is None:
+            client = make_client(self.resolver, timeout=self.config.timeout, max_connections=2,
+                                 ssl_context=self._ssl)
+            self._clients[host] = client
+        return client
+
+    def _delay(self, state: HostState, ctx: SourceContext) -> float:
+        if ctx.delay is not None:
+            return ctx.delay
+        if state.crawl_delay is not None:
+            return state.crawl_delay
+        return self.config.default_delay
+
+    def _note_request(self, url: str) -> None:
+        state = self.hosts.get(host_key(url))
+        if state is not None:
+            state.requests += 1
+
+    # -- robots.txt ----------------------------------------------------------------------
+
+    async def _load_host(self, state: HostState) -> None:
+        row = await self.db(frontier.get_host, state.host)
+        if not row:
+            return
+        state.failures = row["failures"] or 0
+        parked = aware(row["parked_until"])
+        if parked and parked > utcnow():
+            state.parked_until = parked
+        fetched = aware(row["robots_fetched_at"])
+        if fetched and (utcnow() - fetched).total_seconds() < self.config.robots_ttl:
+            state.robots = Protego.parse(row["robots_txt"]) if row["robots_txt"] else None
+            state.crawl_delay = row["crawl_delay"]
+            state.robots_loaded = True
+
+    async def _fetch_robots(self, state: HostState, ctx: SourceContext, url: str) -> None:
+        scheme = url.split("://", 1)[0]
+        robots_url = f"{scheme}://{state.host}/robots.txt"
+        async with self._sem:
+            state.requests += 1
+            try:
+                async with open_stream(self._client(robots_url), robots_url,
+                                       ctx.guard) as response:
+                    body = await read_capped(response, 2**20)
+                    status, headers = response.status_code, response.headers
+            except FetchError as e:
+                state.next_allowed = self._loop.time() + self._delay(state, ctx)
+                await self._host_failed(state, ctx, robots_url, e)
+                return
+        if status >= 500 or status == 429:
+            # RFC 9309: an unreachable robots.txt means "stay away for now".
+            await self._host_failed(state, ctx, robots_url,
+                                    status_error(robots_url, status, headers))
+            return
+        text = body.decode("utf-8", "replace") if status == 200 else None
+        state.robots = Protego.parse(text) if text else None
+        state.crawl_delay = state.robots.crawl_delay(ROBOTS_AGENT) if state.robots else None
+        state.robots_loaded = True
+        state.next_allowed = self._loop.time() + self._delay(state, ctx)
+        await self.db(lambda conn: frontier.save_host(
+            conn, state.host, robots_txt=text, robots_status=status,
+            robots_fetched_at=utcnow(), crawl_delay=state.crawl_delay))
+
+    def _check_robots(self, url: str) -> None:
+        state = self.hosts.get(host_key(url))
+        if state is not None and state.robots is not None \
+                and not state.robots.can_fetch(url, USER_AGENT):
+            raise Refused(f"disallowed by robots.txt: {url}")
+
+    # -- files ---------------------------------------------------------------------------
+
+    async def _file(self, ctx: SourceContext, req: frontier.Request) -> None:
+        current = await self.db(_current_version, req.payload.get("document_id"))
+        if current is None:  # the document is gone from the corpus: nothing to fetch
+            await self.db(lambda conn: frontier.complete(conn, [req.id]))
+            return
+        headers = {}
+        if current.get("etag"):
+            headers["If-None-Match"] = current["etag"]
+        if current.get("last_modified"):
+            headers["If-Modified-Since"] = current["last_modified"]
+        fetched = await self.get(ctx, req.url, headers=headers,
+                                 max_bytes=self.config.max_file_size)
+        state = self.hosts[host_key(req.url)]
+        if fetched.status == 304:
+            await self._file_done(req, None)
+            return
+        if fetched.status != 200:
+            raise status_error(req.url, fetched.status, fetched.headers)
+        data = fetched.body
+        state.files += 1
+        state.bytes += len(data)
+
+        def store_blob() -> dict | None:
+            digest = hashlib.sha256(data).hexdigest()
+            if digest == current.get("sha256"):
+                return None
+            from ..extract import sniff_media_type
+
+            self.corpus.blobs.put(data, digest)
+            return {"document_id": current["document_id"], "sha256": digest, "size": len(data),
+                    "media_type": sniff_media_type(data), "fetched_at": utcnow(),
+                    "origin": fetched.url, "http_status": fetched.status,
+                    "etag": fetched.headers.get("etag"),
+                    "last_modified": fetched.headers.get("last-modified")}
+
+        await self._file_done(req, await asyncio.to_thread(store_blob))
+
+    async def _file_done(self, req: frontier.Request, row: dict | None) -> None:
+        self._files_done.append((req, row))
+        if len(self._files_done) >= self.config.file_batch:
+            await self._flush_files()
+
+    async def _flush_files(self) -> None:
+        async with self._flush_lock:
+            done, self._files_done = self._files_done, []
+            if not done:
+                return
+            rows = [row for _, row in done if row is not None]
+            if rows:
+                # Originals reach the disk before the rows that name them are committed.
+                await asyncio.to_thread(self.corpus.blobs.sync)
+
+            def write(conn: Connection) -> None:
+                self.store.add_versions(conn, rows)
+                frontier.complete(conn, [req.id for req, _ in done])
+
+            await self.db(write)
+            self.report.new_versions += len(rows)
+
+    async def _flush_periodically(self) -> None:
+        while True:
+            await asyncio.sleep(0.5)
+            await self._flush_files()
+
+    # -- failures ------------------------------------------------------------------------
+
+    def _backoff(self, attempts: int) -> float:
+        wait = min(self.config.backoff_max, self.config.backoff_base * 2 ** (attempts - 1))
+        return wait * random.uniform(0.5, 1.5)
+
+    async def _failed(self, state: HostState, ctx: SourceContext, req: frontier.Request,
+                      error: FetchError) -> None:
+        attempts = req.attempts + 1
+        state.errors += 1
+        state.last_error = str(error)
+        now = utcnow()
+        stage = "fetch" if req.kind == frontier.FILE else "harvest"
+        retry_after = error.retry_after
+        if retry_after is not None and retry_after > self.config.max_retry_after:
+            await self._park(state, ctx, now + timedelta(seconds=retry_after),
+                             f"Retry-After {retry_after:.0f} s")
+        if retry_after is not None:
+            state.next_allowed = max(state.next_allowed, self._loop.time() + retry_after)
+        if error.transient and attempts < self.config.max_attempts:
+            wait = retry_after if retry_after is not None else self._backoff(attempts)
+            when = now + timedelta(seconds=wait)
+            message = f"{error} (attempt {attempts} of {self.config.max_attempts}; " \
+                      f"retry at {when:%Y-%m-%d %H:%M:%S} UTC)"
+            await self.db(frontier.reschedule, req.id, when, attempts, str(error))
+        else:
+            message = f"{error} (gave up after {attempts} attempt(s); retried next cycle)" \
+                if error.transient else f"{error} (not retried before the next cycle)"
+            await self.db(frontier.give_up, req.id, attempts, str(error))
+            if req.kind == "relations":
+                await self.finish_cycle(ctx, {**req.payload, "complete": False})
+            # Any other step of the chain: the cycle stops there; the next run starts over.
+        await self.problem(ctx, stage, req.url, message)
+        if error.transient:
+            state.failures += 1
+            if state.failures >= self.config.park_after and not state.parked_until:
+                await self._park(state, ctx, now + timedelta(seconds=self.config.park_for),
+                                 f"{state.failures} failures in a row")
+        await self.db(lambda conn: frontier.save_host(conn, state.host, failures=state.failures,
+                                                       last_error=str(error)[:2000]))
+
+    async def _host_failed(self, state: HostState, ctx: SourceContext, url: str,
+                           error: FetchError) -> None:
+        """robots.txt could not be read: the host waits (backoff), and may be parked."""
+        state.errors += 1
+        state.failures += 1
+        state.last_error = str(error)
+        wait = error.retry_after if error.retry_after is not None \
+            else self._backoff(state.failures)
+        state.next_allowed = self._loop.time() + wait
+        await self.problem(ctx, "harvest", url, f"{error} (robots.txt unreadable: host waits "
+                           f"{wait:.1f} s)")
+        if state.failures >= self.config.park_after:
+            await self._park(state, ctx, utcnow() + timedelta(seconds=self.config.park_for),
+                             f"{state.failures} failures in a row")
+        await self.db(lambda conn: frontier.save_host(conn, state.host, failures=state.failures,
+                                                       last_error=str(error)[:2000]))
+
+    async def _park(self, state: HostState, ctx: SourceContext, until: datetime,
+                    why: str) -> None:
+        state.parked_until = until
+        await self.problem(ctx, "harvest", state.host,
+                           f"host {state.host} parked until {until:%Y-%m-%d %H:%M} UTC: {why}")
+        await self.db(lambda conn: frontier.save_host(conn, state.host, parked_until=until))
+
+    # -- the end -------------------------------------------------------------------------
+
+    async def _summarize(self) -> None:
+        def read(conn: Connection) -> None:
+            health = frontier.source_health(conn)
+            for sid in self.sources:
+                entry = health.get(sid, {})
+                self.report.pending += entry.get("pending", 0)
+                self.report.failed += entry.get("failed", 0)
+                nxt = aware(entry.get("next_request_at"))
+                if nxt and (self.report.next_request_at is None
+                            or nxt < self.report.next_request_at):
+                    self.report.next_request_at = nxt
+
+        await self.db(read)
+
+    def _progress(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self)
+
+
+def _current_version(conn: Connection, document_id: int | None) -> dict | None:
+    if document_id is None:
+        return None
+    row = conn.execute(
+        select(document.c.id, version.c.sha256, version.c.etag, version.c.last_modified)
+        .outerjoin(version, version.c.id == document.c.current_version_id)
+        .where(document.c.id == document_id)
+    ).first()
+    if row is None:
+        return None
+    return {"document_id": row.id, "sha256": row.sha256, "etag": row.etag,
+            "last_modified": row.last_modified}
+
+
+def harvest(corpus: Corpus, source_ids: Iterable[int] | None = None, *,
+            config: HarvestConfig | None = None, max_time: float | None = None,
+            resolver: Resolver | None = None,
+            on_progress: Callable[[Harvest], None] | None = None) -> HarvestReport:
+    """Run a harvest to its end (or max_time seconds); safe to interrupt and run again."""
+    run = Harvest(corpus, config, resolver=resolver, on_progress=on_progress)
+    return asyncio.run(run.run(source_ids, max_time))

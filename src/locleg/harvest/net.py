@@ -1,0 +1,333 @@
+"""The harvester's HTTP: honest User-Agent, resolver override for tests, SSRF guard, size caps.
+
+Every request a harvest makes goes through `fetch` or `open_stream`, which follow redirects
+by hand so that each hop is checked: only http(s), and never a loopback, private or
+link-local address, except the source's own host:port when its base URL is itself local
+(the fixture server in tests and in the demo).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import os
+import socket
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import httpcore
+import httpx
+
+from .. import __version__
+
+USER_AGENT = f"br-locleg/{__version__} (+https://github.com/br-locleg/br-locleg)"
+ROBOTS_AGENT = "br-locleg"
+HEADERS = {
+    "User-Agent": USER_AGENT,
+    "Accept": "application/json, text/html;q=0.9, */*;q=0.8",
+    "Accept-Language": "pt-BR, pt;q=0.9, en;q=0.5",
+}
+# host=address:port pairs, comma-separated; "*=" makes every other host unresolvable.
+RESOLVE_ENV = "LOCLEG_RESOLVE"
+MAX_REDIRECTS = 5
+_DNS_TTL = 300.0
+
+
+class FetchError(Exception):
+    """A request that did not give a usable answer; `transient` says whether to retry later."""
+
+    def __init__(self, message: str, *, transient: bool, status: int | None = None,
+                 retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.transient = transient
+        self.status = status
+        self.retry_after = retry_after
+
+
+class Refused(FetchError):
+    """A URL or redirect we will not follow (scheme, private address, robots.txt)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, transient=False)
+
+
+def host_key(url: str) -> str:
+    """host[:port] of a URL, lowercase, the port left out when it is the scheme's default."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    port = parts.port
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    if port is None or port == default:
+        return host
+    return f"{host}:{port}"
+
+
+def _host_port(url: str) -> tuple[str, int]:
+    parts = urlsplit(url)
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0)
+    return (parts.hostname or "").lower(), port
+
+
+def parse_overrides(text: str | None) -> dict[str, tuple[str, int] | None]:
+    """'a.leg.br=127.0.0.1:8001,b.leg.br:443=127.0.0.1:8002,*=' as a lookup table."""
+    table: dict[str, tuple[str, int] | None] = {}
+    for item in (text or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, _, target = item.partition("=")
+        target = target.strip()
+        if not target:
+            table[name.strip().lower()] = None
+            continue
+        address, _, port = target.rpartition(":")
+        if not address or not port.isdigit():
+            raise ValueError(f"bad {RESOLVE_ENV} entry {item!r}: use host=address:port")
+        table[name.strip().lower()] = (address.strip("[]"), int(port))
+    return table
+
+
+class Resolver:
+    """getaddrinfo with a short cache, and the override table tests use instead of /etc/hosts."""
+
+    def __init__(self, overrides: dict[str, tuple[str, int] | None] | None = None) -> None:
+        if overrides is None:
+            overrides = parse_overrides(os.environ.get(RESOLVE_ENV))
+        self.overrides = overrides
+        self._cache: dict[tuple[str, int], tuple[float, list[tuple[str, int]]]] = {}
+
+    async def resolve(self, host: str, port: int) -> list[tuple[str, int]]:
+        host = host.lower().strip("[]")
+        for key in (f"{host}:{port}", host):
+            if key in self.overrides:
+                target = self.overrides[key]
+                if target is None:
+                    raise OSError(f"cannot resolve {host}")
+                return [target]
+        try:
+            ipaddress.ip_address(host)
+            return [(host, port)]
+        except ValueError:
+            pass
+        if "*" in self.overrides:
+            target = self.overrides["*"]
+            if target is None:
+                raise OSError(f"cannot resolve {host}")
+            return [target]
+        cached = self._cache.get((host, port))
+        if cached and cached[0] > time.monotonic():
+            return cached[1]
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port,
+                                                              type=socket.SOCK_STREAM)
+        found = list(dict.fromkeys((info[4][0], info[4][1]) for info in infos))
+        self._cache[(host, port)] = (time.monotonic() + _DNS_TTL, found)
+        return found
+
+
+def _is_public(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+class Guard:
+    """Which URLs a source may make us fetch; built from the source's own base URL."""
+
+    def __init__(self, base_url: str, resolver: Resolver) -> None:
+        self.base_url = base_url
+        self.resolver = resolver
+        self.own = _host_port(base_url)
+        self._own_is_local: bool | None = None
+
+    async def check(self, url: str) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            raise Refused(f"refused {url[:200]!r}: only http(s) URLs are followed")
+        if not parts.hostname:
+            raise Refused(f"refused {url[:200]!r}: no host")
+        host, port = _host_port(url)
+        try:
+            addresses = await self.resolver.resolve(host, port)
+        except OSError as e:
+            raise FetchError(f"cannot resolve {host}: {e}", transient=True) from None
+        if all(_is_public(a) for a, _ in addresses):
+            return
+        if (host, port) == self.own and await self._base_is_local():
+            return
+        raise Refused(f"refused {url[:200]}: {host} is a loopback, private or link-local "
+                      "address")
+
+    async def _base_is_local(self) -> bool:
+        if self._own_is_local is None:
+            try:
+                addresses = await self.resolver.resolve(*self.own)
+            except OSError:
+                return False
+            self._own_is_local = not any(_is_public(a) for a, _ in addresses)
+        return self._own_is_local
+
+
+class _ResolvingBackend(httpcore.AsyncNetworkBackend):
+    """Connects to the address our Resolver gives (overrides included); TLS still uses the name."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self._inner = httpcore.AnyIOBackend()
+        self._resolver = resolver
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                          local_address: str | None = None,
+                          socket_options: Any = None) -> httpcore.AsyncNetworkStream:
+        try:
+            addresses = await self._resolver.resolve(host, port)
+        except OSError as e:
+            raise httpcore.ConnectError(str(e)) from None
+        last: Exception | None = None
+        for address, target_port in addresses:
+            try:
+                return await self._inner.connect_tcp(address, target_port, timeout,
+                                                     local_address, socket_options)
+            except httpcore.ConnectError as e:
+                last = e
+        raise last or httpcore.ConnectError(f"no address for {host}")
+
+    async def connect_unix_socket(self, path: str, timeout: float | None = None,
+                                  socket_options: Any = None) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("unix sockets are not used")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+def make_client(resolver: Resolver, *, timeout: float = 60.0, max_connections: int = 100,
+                ssl_context: Any = None) -> httpx.AsyncClient:
+    """A client with keep-alive, our resolver and our headers (pass one ssl_context to many)."""
+    limits = httpx.Limits(max_connections=max_connections,
+                          max_keepalive_connections=max_connections, keepalive_expiry=30)
+    transport = httpx.AsyncHTTPTransport(limits=limits, verify=ssl_context or True)
+    # httpx takes no network backend argument: give its pool one that resolves through ours.
+    transport._pool = httpcore.AsyncConnectionPool(
+        ssl_context=ssl_context or httpx.create_ssl_context(),
+        max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections,
+        keepalive_expiry=limits.keepalive_expiry,
+        network_backend=_ResolvingBackend(resolver),
+    )
+    return httpx.AsyncClient(transport=transport, headers=HEADERS,
+                             timeout=httpx.Timeout(timeout), follow_redirects=False,
+                             trust_env=False)
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Retry-After as seconds: delta-seconds or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _transport_error(url: str, e: Exception) -> FetchError:
+    if isinstance(e, httpx.TimeoutException):
+        return FetchError(f"timed out: {url}", transient=True)
+    if isinstance(e, httpx.RemoteProtocolError):
+        return FetchError(f"connection broken mid-response ({e}): {url}", transient=True)
+    reason = str(e) or type(e).__name__
+    return FetchError(f"network error ({reason}): {url}", transient=True)
+
+
+@asynccontextmanager
+async def open_stream(client: httpx.AsyncClient, url: str, guard: Guard, *,
+                      headers: dict[str, str] | None = None,
+                      method: str = "GET") -> AsyncIterator[httpx.Response]:
+    """The response to URL after checked redirects, body not yet read."""
+    for _ in range(MAX_REDIRECTS + 1):
+        await guard.check(url)
+        try:
+            request = client.build_request(method, url, headers=headers)
+            response = await client.send(request, stream=True)
+        except httpx.HTTPError as e:
+            raise _transport_error(url, e) from None
+        if response.is_redirect and "location" in response.headers:
+            await response.aclose()
+            url = urljoin(url, response.headers["location"])
+            continue
+        try:
+            yield response
+        except httpx.HTTPError as e:
+            raise _transport_error(url, e) from None
+        finally:
+            await response.aclose()
+        return
+    raise FetchError(f"more than {MAX_REDIRECTS} redirects: {url}", transient=False)
+
+
+@dataclass
+class Fetched:
+    url: str  # after redirects
+    status: int
+    headers: httpx.Headers
+    body: bytes
+
+
+async def read_capped(response: httpx.Response, max_bytes: int) -> bytes:
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise FetchError(f"{response.url}: {int(declared):,} bytes is over the cap of "
+                         f"{max_bytes:,} bytes", transient=False)
+    chunks, size = [], 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > max_bytes:
+            raise FetchError(f"{response.url}: more than {max_bytes:,} bytes, over the cap",
+                             transient=False)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def fetch(client: httpx.AsyncClient, url: str, guard: Guard, *, max_bytes: int,
+                headers: dict[str, str] | None = None) -> Fetched:
+    """GET a whole body (up to max_bytes); any status is returned, the caller judges it."""
+    async with open_stream(client, url, guard, headers=headers) as response:
+        body = await read_capped(response, max_bytes)
+        return Fetched(str(response.url), response.status_code, response.headers, body)
+
+
+def body_detail(body: bytes) -> str:
+    """What a SAPL error body says ({"detail": ...} or {"field": [...]}), briefly."""
+    if not body or len(body) > 4096 or body.lstrip()[:1] != b"{":
+        return ""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return ""
+    if isinstance(data, dict) and isinstance(data.get("detail"), str):
+        return data["detail"]
+    return json.dumps(data, ensure_ascii=False)[:300]
+
+
+def status_error(url: str, status: int, headers: httpx.Headers,
+                 body: bytes = b"") -> FetchError:
+    """The FetchError an unexpected HTTP status stands for."""
+    detail = body_detail(body)
+    if detail:
+        url = f"{detail} {url}"
+    retry_after = retry_after_seconds(headers.get("retry-after"))
+    if status in (429, 503):
+        return FetchError(f"HTTP {status} (asked to slow down"
+                          + (f", Retry-After {retry_after:.0f} s" if retry_after else "")
+                          + f"): {url}", transient=True, status=status, retry_after=retry_after)
+    if status >= 500 or status == 408:
+        return FetchError(f"HTTP {status} server error: {url}", transient=True, status=status)
+    return FetchError(f"HTTP {status}: {url}", transient=False, status=status)

@@ -1,0 +1,288 @@
+"""Harvesting SAPL: the sample câmara end to end, incremental re-runs, sources, discovery."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pytest
+from sqlalchemy import inspect, select
+
+from locleg.harvest import sample_camara
+from locleg.harvest.discover import host_label
+from locleg.harvest.fixture_server import Camara, FixtureServer
+from locleg.harvest.testing import JUAZEIRO, add_source, counts, problems, run
+from locleg.store.harvest_schema import sapl_relation
+from locleg.store.schema import document, norm, version
+from tests.conftest import run_cli
+
+
+@pytest.fixture
+def server():
+    srv = FixtureServer(Camara.juazeiro(crawl_delay=None)).start()
+    yield srv
+    srv.stop()
+
+
+def _norms(corpus) -> dict[str, dict]:
+    with corpus.store.engine.connect() as conn:
+        return {r["native_id"]: dict(r) for r in conn.execute(select(norm)).mappings()}
+
+
+def _documents(corpus) -> list[dict]:
+    with corpus.store.engine.connect() as conn:
+        rows = conn.execute(
+            select(document, norm.c.native_id, version.c.sha256, version.c.media_type,
+                   version.c.http_status, version.c.last_modified, version.c.origin)
+            .join(norm, norm.c.id == document.c.norm_id)
+            .outerjoin(version, version.c.id == document.c.current_version_id)
+            .order_by(document.c.id)
+        ).mappings()
+        return [dict(r) for r in rows]
+
+
+def test_harvest_of_the_sample_camara_stores_norms_documents_files_and_vinculos(corpus, server):
+    source_id = add_source(corpus, server.url)
+    report = run(corpus)
+    assert report.cycles_finished == 1 and report.errors == 0
+
+    norms = _norms(corpus)
+    assert len(norms) == 25
+    lei = norms["1461"]  # seed 000: Lei 2.199/2011, moto-táxi
+    assert (lei["type_raw"], lei["type_normalized"], lei["number"], lei["year"]) == (
+        "Lei Ordinária", "lei", "2199", 2011)
+    assert lei["date"] == date(2011, 6, 27)
+    assert "MOTO - TÁXI" in lei["ementa"]
+    assert lei["url"] == f"{server.url}/norma/1461"
+    assert lei["source_id"] == source_id and lei["jurisdiction_code"] == JUAZEIRO
+    assert norms["1482"]["number"] == "12-A"  # numero with letters stays a string
+    assert norms["1479"]["date"] is None and norms["1479"]["year"] == 2012  # null data
+    assert norms["1462"]["type_normalized"] == "lei.complementar"
+    assert norms["1485"]["type_normalized"] == "emenda.lei.organica"
+
+    docs = _documents(corpus)
+    by_norm: dict[str, list[dict]] = {}
+    for d in docs:
+        by_norm.setdefault(d["native_id"], []).append(d)
+    assert set(by_norm) == {"1461", "1464", "1473", "1483"}  # null texto_integral: no document
+    roles = sorted((d["role"], d["title"]) for d in by_norm["1461"])
+    assert roles == [("anexo", "Anexo I - Pontos de estacionamento de moto-táxi"),
+                     ("anexo", "Anexo II - Modelo de colete de identificação do mototaxista"),
+                     ("texto_integral", None)]
+    files = sample_camara.files()
+    for d in docs:
+        path = d["url"].removeprefix(server.url)
+        assert corpus.blobs.read(d["sha256"]) == files[path]
+        assert d["http_status"] == 200 and d["last_modified"].endswith("GMT")
+    texto = next(d for d in by_norm["1461"] if d["role"] == "texto_integral")
+    assert texto["media_type"] == "application/pdf"
+    assert texto["url"] == f"{server.url}/media/sapl/public/normajuridica/2011/1461/" \
+                           "lei_2199_de_2011.pdf"
+    media = {d["native_id"]: d["media_type"] for d in docs if d["role"] == "texto_integral"}
+    assert "wordprocessingml" in media["1473"] and "opendocument.text" in media["1483"]
+
+    with corpus.store.engine.connect() as conn:
+        relations = {r["native_id"]: dict(r) for r in conn.execute(select(sapl_relation))
+                     .mappings()}
+    revoga = relations["2"]
+    assert (revoga["norm_native_id"], revoga["related_native_id"]) == ("1461", "1464")
+    assert revoga["tipo_sigla"] == "R" and revoga["revoga_integralmente"] is True
+    assert revoga["descricao_passiva"] == "Revogado(a) integralmente pelo(a)"
+    assert revoga["norm_id"] == lei["id"] and revoga["related_norm_id"] == norms["1464"]["id"]
+    assert relations["1"]["tipo_sigla"] == "A" and relations["1"]["norm_native_id"] == "1462"
+
+    # Editors' ip and user are never kept, anywhere.
+    tables = inspect(corpus.store.engine)
+    columns = {c["name"] for t in tables.get_table_names() for c in tables.get_columns(t)}
+    assert not columns & {"ip", "user"}
+    assert problems(corpus) == []
+    assert counts(corpus)["frontier"] == 0
+
+
+def test_rerun_is_incremental_conditional_and_idempotent(corpus, server):
+    add_source(corpus, server.url)
+    run(corpus)
+    first = counts(corpus)
+    server.app.log.clear()
+
+    run(corpus, refresh=True)  # nothing changed at the câmara
+    assert counts(corpus) == first
+    listing = [r[3] for r in server.app.requests(path="/norma/normajuridica/")]
+    assert len(listing) == 1 and "data_ultima_atualizacao__gte=" in listing[0]
+    since = listing[0].split("data_ultima_atualizacao__gte=")[1].split("&")[0]
+    assert "T" not in since and "+" in since  # "YYYY-MM-DD+HH:MM:SS", São Paulo time
+    assert not server.app.requests(path="/media/")  # unchanged norms: files not fetched
+
+    # The câmara edits a norm, adds one and replaces a file (same URL, new bytes).
+    camara = server.app.default
+    camara.update_norm(1470, ementa="Ementa corrigida pela câmara.")
+    camara.add_norm(numero="2300", ementa="Dispõe sobre o transporte por moto-táxi.",
+                    texto_integral="lei_2300.pdf", ano=2026)
+    added = max(camara.norms)
+    camara.set_file(f"/media/sapl/public/normajuridica/2026/{added}/lei_2300.pdf",
+                    sample_camara.text_pdf("Lei 2300", "moto-táxi"))
+    path_2199 = "/media/sapl/public/normajuridica/2011/1461/lei_2199_de_2011.pdf"
+    camara.set_file(path_2199, sample_camara.text_pdf("Lei 2199", "texto consolidado"))
+    camara.update_norm(1461)
+    run(corpus, refresh=True)
+
+    norms = _norms(corpus)
+    assert norms["1470"]["ementa"] == "Ementa corrigida pela câmara."
+    assert norms[str(added)]["number"] == "2300"
+    after = counts(corpus)
+    assert after["norms"] == 26 and after["documents"] == first["documents"] + 1
+    assert after["versions"] == first["versions"] + 2  # the new file, and 2199's new version
+    with corpus.store.engine.connect() as conn:
+        history = conn.execute(
+            select(version.c.sha256).join(document, document.c.id == version.c.document_id)
+            .where(document.c.url == server.url + path_2199).order_by(version.c.id)
+        ).scalars().all()
+    assert len(history) == 2 and history[0] != history[1]  # never overwritten
+    # The unchanged anexos of 1461 were not re-fetched; its texto integral was asked for
+    # with the Last-Modified it had.
+    fetched = server.app.requests(path="/media/")
+    assert {r[3] for r in fetched} == {path_2199,
+                                       f"/media/sapl/public/normajuridica/2026/{added}/"
+                                       "lei_2300.pdf"}
+    assert "if-modified-since" in next(r for r in fetched if r[3] == path_2199)[5]
+
+    # A norm and an anexo disappear: a full listing marks them removed, never deletes.
+    del camara.norms[1466]
+    camara.anexos = camara.anexos[:1]
+    run(corpus, full=True)
+    norms = _norms(corpus)
+    assert norms["1466"]["removed_at"] is not None
+    assert sum(1 for n in norms.values() if n["removed_at"]) == 1
+    gone = [d for d in _documents(corpus) if d["removed_at"] is not None]
+    assert [d["title"] for d in gone] == [
+        "Anexo II - Modelo de colete de identificação do mototaxista"]
+    assert counts(corpus)["versions"] == after["versions"]
+
+
+def test_old_sapl_without_get_all_is_listed_page_by_page(corpus):
+    camara = Camara.juazeiro(crawl_delay=None, version="3.1.150")
+    with FixtureServer(camara) as srv:
+        add_source(corpus, srv.url, version="3.1.150")
+        report = run(corpus)
+        listing = [r[3] for r in srv.app.requests(path="/norma/normajuridica/")]
+    assert report.errors == 0
+    assert all("page_size=50" in t and "o=id" in t and "get_all" not in t for t in listing)
+    assert len(_norms(corpus)) == 25
+    assert counts(corpus)["relations"] == 3
+
+
+def test_sources_add_set_and_list(tmp_path, server, database_url):
+    folder = tmp_path / "c"
+    run_cli("init", str(folder), *(["--db", database_url] if database_url else []), check=True)
+    added = run_cli("sources", "add", "sapl", server.url, "--jurisdiction", str(JUAZEIRO),
+                    "--delay", "0.5", corpus=folder, check=True)
+    assert "SAPL 3.1.163-RC20" in added.stdout and "get_all" in added.stdout
+    assert "Added source 1 for Juazeiro (BA)" in added.stdout
+    again = run_cli("sources", "add", "sapl", server.url + "/", "-j", str(JUAZEIRO),
+                    corpus=folder, check=True)
+    assert "Already known: source 1" in again.stdout
+    run_cli("sources", "set", "1", "--delay", "0", corpus=folder, check=True)
+    run_cli("harvest", "--source", "1", corpus=folder, check=True)
+    listed = json.loads(run_cli("sources", "list", "--json", corpus=folder, check=True).stdout)
+    assert listed[0]["version"] == "3.1.163-RC20" and listed[0]["norms"] == 25
+    assert listed[0]["delay"] == 0 and listed[0]["delay_from"] == "operator"
+    assert listed[0]["last_success_at"] and listed[0]["next_due_at"]
+    assert listed[0]["last_error"] is None and listed[0]["pending"] == 0
+    table = run_cli("sources", "list", corpus=folder, check=True).stdout
+    assert "Juazeiro (BA)" in table and "3.1.163-RC20" in table
+
+    bad = run_cli("sources", "add", "sapl", server.url, "-j", "9999999", corpus=folder)
+    assert bad.returncode == 2 and "unknown IBGE code" in bad.stderr
+    bad = run_cli("sources", "set", "1", "--delay", "soon", corpus=folder)
+    assert bad.returncode == 2 and "--delay takes seconds" in bad.stderr
+
+
+@pytest.mark.parametrize("kind, version, message", [
+    ("sapl25", "3.1.163-RC20", "looks like SAPL 2.5"),
+    ("other", "3.1.163-RC20", "is not a SAPL"),
+    ("sapl31", "3.1.143", "without the norm API"),
+])
+def test_sources_add_refuses_what_is_not_a_sapl_31(tmp_path, kind, version, message):
+    folder = tmp_path / "c"
+    run_cli("init", str(folder), check=True)
+    with FixtureServer(Camara(kind=kind, version=version)) as srv:
+        result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO), corpus=folder)
+    assert result.returncode == 2 and message in result.stderr
+    assert result.stderr.count("\n") == 1  # one clear line, no traceback
+    nothing = run_cli("sources", "list", "--json", corpus=folder, check=True)
+    assert json.loads(nothing.stdout) == []
+
+
+def test_unreachable_url_is_one_clear_line(tmp_path):
+    folder = tmp_path / "c"
+    run_cli("init", str(folder), check=True)
+    result = run_cli("sources", "add", "sapl", "http://127.0.0.1:9", "-j", str(JUAZEIRO),
+                     corpus=folder)
+    assert result.returncode == 2 and "did not answer" in result.stderr
+
+
+def test_host_labels_fold_names_the_way_sapl_hosts_do():
+    assert host_label("Juazeiro") == "juazeiro"
+    assert host_label("Feira de Santana") == "feiradesantana"
+    assert host_label("Dias d'Ávila") == "diasdavila"
+    assert host_label("Muquém do São Francisco") == "muquemdosaofrancisco"
+    assert host_label("Santa Bárbara d'Oeste") == "santabarbaradoeste"
+
+
+def test_discover_sapl_probes_every_municipality_through_a_resolver_override(tmp_path):
+    folder = tmp_path / "c"
+    run_cli("init", str(folder), check=True)
+    camaras = {
+        "sapl.juazeiro.ba.leg.br": Camara.juazeiro(),
+        "sapl.feiradesantana.ba.leg.br": Camara(nome="Câmara Municipal de Feira de Santana",
+                                                municipio="Feira de Santana", synthetic=3),
+        "sapl.al.ba.leg.br": Camara(nome="Assembleia Legislativa da Bahia", version="3.1.150",
+                                    synthetic=2),
+        "sapl.salvador.ba.leg.br": Camara(kind="other"),
+        "sapl.ilheus.ba.leg.br": Camara(kind="sapl25"),
+    }
+    with FixtureServer(camaras) as srv:
+        env = {"LOCLEG_RESOLVE": srv.resolve_env()}
+        result = run_cli("discover", "sapl", "--uf", "ba", corpus=folder, env=env, check=True)
+        again = run_cli("discover", "sapl", "--uf", "BA", corpus=folder, env=env, check=True)
+    out = result.stdout
+    assert "Probed 418 hosts of BA: 3 SAPL (3 new sources), 2 answered but are not a SAPL" \
+        in " ".join(out.split())
+    assert "http://sapl.feiradesantana.ba.leg.br" in out
+    assert "3 SAPL (0 new sources)" in " ".join(again.stdout.split())
+    listed = json.loads(run_cli("sources", "list", "--json", corpus=folder, check=True).stdout)
+    by_url = {s["base_url"]: s for s in listed}
+    assert set(by_url) == {"http://sapl.juazeiro.ba.leg.br",
+                           "http://sapl.feiradesantana.ba.leg.br", "http://sapl.al.ba.leg.br"}
+    assert by_url["http://sapl.juazeiro.ba.leg.br"]["jurisdiction_code"] == JUAZEIRO
+    assert by_url["http://sapl.feiradesantana.ba.leg.br"]["jurisdiction_code"] == 2910800
+    assert by_url["http://sapl.al.ba.leg.br"]["jurisdiction_code"] == 29  # the state
+    assert by_url["http://sapl.al.ba.leg.br"]["version"] == "3.1.150"
+
+
+def test_harvest_through_host_names_on_loopback(corpus):
+    """Hosts named like real câmaras, served on 127.0.0.1: the source's own host is allowed."""
+    camaras = {"sapl.juazeiro.ba.leg.br": Camara.juazeiro(crawl_delay=None)}
+    with FixtureServer(camaras) as srv:
+        add_source(corpus, "http://sapl.juazeiro.ba.leg.br")
+        report = run(corpus, resolve=srv.resolve_env())
+        hosts = {r[1] for r in srv.app.log}
+    assert report.errors == 0 and hosts == {"sapl.juazeiro.ba.leg.br"}
+    docs = _documents(corpus)
+    assert len(docs) == 6 and all(d["url"].startswith("http://sapl.juazeiro.ba.leg.br/media/")
+                                  for d in docs)
+
+
+def test_etags_make_conditional_requests_and_304_stores_nothing(corpus):
+    camara = Camara.juazeiro(crawl_delay=None, etags=True)
+    with FixtureServer(camara) as srv:
+        add_source(corpus, srv.url)
+        run(corpus)
+        before = counts(corpus)
+        srv.app.log.clear()
+        camara.update_norm(1461)  # saved again at the câmara, same file
+        run(corpus, refresh=True)
+        texto = [r for r in srv.app.requests(path="/media/") if "lei_2199" in r[3]]
+    assert len(texto) == 1 and texto[0][4] == 304
+    assert texto[0][5]["if-none-match"].startswith('"')
+    assert counts(corpus) == before
