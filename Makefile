@@ -3,9 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 DEMO := demo-corpus
+DEMO_PORT ?= 8000
+DEMO_SAPL_PORT ?= 8765
 # Debian packages the pipeline and the suite use; installed with apt-get when missing.
 SYSTEM_PACKAGES := tesseract-ocr tesseract-ocr-por poppler-utils postgresql postgresql-contrib \
-	libmagic1 fonts-dejavu-core chromium
+	libmagic1 fonts-dejavu-core antiword chromium
 
 .PHONY: install system-packages demo test bench lint clean
 
@@ -30,16 +32,34 @@ $(VENV)/.installed: pyproject.toml
 demo: install
 	rm -rf $(DEMO)
 	$(BIN)/locleg init $(DEMO)
+	@echo "== a local dump: born-digital PDFs, a scan, HTML and TXT, with a manifest"
 	$(BIN)/python -m locleg.samples $(DEMO)/sample-documents
 	$(BIN)/locleg import $(DEMO)/sample-documents/manifest.csv --corpus $(DEMO)
+	@echo "== a SAPL câmara (Juazeiro) served on 127.0.0.1:$(DEMO_SAPL_PORT), harvested politely"
+	$(BIN)/python -m locleg.harvest.fixture_server --port $(DEMO_SAPL_PORT) --crawl-delay 0.2 \
+		--pidfile $(DEMO)/sapl.pid
+	$(BIN)/locleg sources add sapl http://127.0.0.1:$(DEMO_SAPL_PORT) --jurisdiction 2918407 \
+		--corpus $(DEMO) && $(BIN)/locleg harvest --all --corpus $(DEMO); \
+		status=$$?; kill $$(cat $(DEMO)/sapl.pid); exit $$status
+	@echo "== text of every document, OCR included"
 	$(BIN)/locleg extract --corpus $(DEMO)
 	$(BIN)/locleg status --by jurisdiction --corpus $(DEMO)
+	$(BIN)/locleg sources list --corpus $(DEMO)
+	@echo "== the explorer: open http://127.0.0.1:$(DEMO_PORT)/ (Ctrl-C to stop)"
+	$(BIN)/locleg serve --port $(DEMO_PORT) --corpus $(DEMO)
 
 test: install
 	$(BIN)/python -m pytest
 
 bench: install
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/harvest_listing.py
+	$(BIN)/python bench/harvest_fetch.py
+	$(BIN)/python bench/extract_text_layer.py
+	$(BIN)/python bench/extract_ocr.py
+	$(BIN)/python bench/extract_ocr_quality.py
+	$(BIN)/python bench/extract_needs_ocr.py
+	$(BIN)/python bench/extract_mixed_corpus.py
 
 lint: install
 	$(BIN)/ruff check src tests bench

@@ -27,6 +27,7 @@ from locleg.samples import (
 )
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 LAW = [
     "O PREFEITO MUNICIPAL DE JUAZEIRO, Estado da Bahia, faço saber que a Câmara Municipal "
@@ -203,17 +204,18 @@ def test_line_end_hyphens_rejoin_words_and_keep_compounds() -> None:
     assert len(text.splitlines()) == len(lines)
 
 
-def test_scanned_page_is_pending_ocr() -> None:
-    result = extract(scanned_pdf([SCANNED_LINES], dpi=100))
+def test_scanned_page_without_ocr_is_pending() -> None:
+    result = extract(scanned_pdf([SCANNED_LINES], dpi=100), ocr="never")
     assert result.status == "pending"
     assert result.method is None
-    assert result.pages == [PageText(1, "", "none", None, 0)]
+    assert result.pages == [PageText(1, "", "none", None, 0, None, None,
+                                     "no text layer; images cover 100% of the page")]
     assert result.detail == "needs OCR: 1 of 1 page has no usable text layer (page 1)"
     assert result.error is None
 
 
 def test_mixed_document_keeps_text_pages_and_marks_the_scan() -> None:
-    result = extract(mixed_pdf("LEI Nº 2.480/2016", LAW, [SCANNED_LINES], dpi=100))
+    result = extract(mixed_pdf("LEI Nº 2.480/2016", LAW, [SCANNED_LINES], dpi=100), ocr="never")
     assert (result.status, result.method) == ("pending", "mixed")
     assert [p.method for p in result.pages] == ["text", "none"]
     assert result.detail == "needs OCR: 1 of 2 pages has no usable text layer (page 2)"
@@ -222,15 +224,19 @@ def test_mixed_document_keeps_text_pages_and_marks_the_scan() -> None:
 
 
 def test_garbage_text_layer_needs_ocr() -> None:
-    result = extract(text_pdf([_garbage_lines()]))
+    result = extract(text_pdf([_garbage_lines()]), ocr="never")
     assert result.status == "pending"
     assert result.pages[0].method == "none"
+    assert result.pages[0].detail.startswith("text layer unusable: ")
+    assert result.pages[0].detail.endswith("% dictionary words")
 
 
 def test_replacement_characters_in_text_layer_need_ocr() -> None:
     # A font without a character map: the words are there, every few letters lost.
     lines = [line.replace("a", "\ufffd") for line in LAW * 2]
-    assert extract(text_pdf([lines])).status == "pending"
+    result = extract(text_pdf([lines]), ocr="never")
+    assert result.status == "pending"
+    assert "garbage characters" in result.pages[0].detail
 
 
 def test_near_empty_page_with_small_logo_is_text_not_ocr() -> None:
@@ -251,7 +257,7 @@ def test_scan_inside_a_form_xobject_needs_ocr() -> None:
         c.doForm("scan")
         c.drawString(300, 40, "12")  # a page number stamped on the scan
 
-    assert extract(_drawn_pdf(draw)).pages[0].method == "none"
+    assert extract(_drawn_pdf(draw), ocr="never").pages[0].method == "none"
 
 
 def test_page_of_vector_outlines_needs_ocr() -> None:
@@ -259,7 +265,8 @@ def test_page_of_vector_outlines_needs_ocr() -> None:
         for i in range(600):  # glyphs drawn as paths, no text object
             c.rect(50 + (i % 30) * 16, 100 + (i // 30) * 20, 10, 12, fill=1)
 
-    assert extract(_drawn_pdf(draw)).pages[0].method == "none"
+    page = extract(_drawn_pdf(draw), ocr="never").pages[0]
+    assert (page.method, page.detail) == ("none", "text drawn as outlines (600 vector paths)")
 
 
 def test_blank_page_is_empty() -> None:
@@ -309,7 +316,7 @@ def test_zero_page_pdf_is_empty() -> None:
     assert (result.status, result.detail, result.pages) == ("empty", "no pages", [])
 
 
-# --- dispatch: formats without an extractor, bad input ---------------------------------------
+# --- dispatch: unsupported formats, bad input -------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -317,9 +324,10 @@ def test_zero_page_pdf_is_empty() -> None:
     [
         (b"", "failed", "empty file"),
         (random.Random(2).randbytes(2048), "failed", "unknown format (application/octet-stream)"),
-        (_docx(), "pending", f"no extractor yet for {DOCX}"),
-        (_png(), "pending", "no extractor yet for image/png"),
-        (_zip({"a.txt": "x"}), "pending", "no extractor yet for application/zip"),
+        (_docx(), "failed", "cannot read DOCX: word/document.xml is not well-formed XML: "
+                            "Namespace prefix w on document is not defined (line 1)"),
+        (_png(), "empty", "no text on 1 page (OCR of image/png)"),
+        (_zip({"xl/workbook.xml": "<workbook/>"}), "failed", "unsupported format (" + XLSX + ")"),
     ],
 )
 def test_other_formats(data: bytes, status: str, message: str) -> None:

@@ -46,12 +46,18 @@ def test_demo_set_and_manifest(tmp_path: Path) -> None:
     anexos = [row for row in rows if row["role"] == "anexo"]
     assert anexos and all(row["title"] for row in anexos)
 
-    results = {name: extract((manifest.parent / name).read_bytes()) for name in by_file}
+    # OCR is tested in test_ocr.py: here the scanned pages are only recognised as such.
+    results = {name: extract((manifest.parent / name).read_bytes(), ocr="never")
+               for name in by_file}
     statuses = {name: (r.status, r.method) for name, r in results.items()}
     assert statuses["juazeiro-lei-2199-2011.pdf"] == ("pending", None)  # scanned
     assert statuses["juazeiro-lei-2480-2016.pdf"] == ("pending", "mixed")
     assert statuses["juazeiro-decreto-052-2012.txt"] == ("extracted", "plain")
     assert statuses["es-lei-2482-1969.html"] == ("extracted", "html")
+    assert statuses["juazeiro-portaria-033-2015.docx"] == ("extracted", "docx")
+    assert statuses["juazeiro-resolucao-012-2017.rtf"] == ("extracted", "rtf")
+    assert statuses["juazeiro-decreto-301-2019.jpg"] == ("pending", None)  # an image: OCR
+    assert statuses["juazeiro-lei-2480-2016-anexos.zip"] == ("extracted", "zip")
     born_digital = [n for n in by_file if n.endswith(".pdf") and n not in (
         "juazeiro-lei-2199-2011.pdf", "juazeiro-lei-2480-2016.pdf")]
     assert len(born_digital) >= 3

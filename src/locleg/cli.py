@@ -164,30 +164,6 @@ def import_(target: Path, jurisdiction: str | None, batch_size: int,
 
 
 @cli.command()
-@click.option("--jurisdiction", "-j", metavar="IBGE_CODE", help="Only this jurisdiction.")
-@click.option("--force", is_flag=True, help="Extract again what was already extracted.")
-@corpus_option
-def extract(jurisdiction: str | None, force: bool, corpus_dir: Path | None) -> None:
-    """Extract the text of every stored original still pending."""
-    from .extraction import extract_versions
-
-    statuses = STATUSES if force else ("pending",)
-    with opened(corpus_dir) as corpus:
-        code = None
-        if jurisdiction:
-            code = corpus.store.require_jurisdiction(jurisdiction)["ibge_code"]
-        with progress_bar("extracting", "documents") as (progress, task):
-            report = extract_versions(
-                corpus, statuses, code,
-                on_planned=lambda n: progress.update(task, total=n),
-                on_progress=lambda docs, pages: progress.advance(task, docs),
-            )
-    summary = ", ".join(f"{n:,} {s}" for s, n in sorted(report.by_status.items()))
-    console.print(f"Extracted {report.documents:,} documents, {report.pages:,} pages: "
-                  f"{summary or 'nothing to do'}")
-
-
-@cli.command()
 @click.option("--by", type=click.Choice(["jurisdiction"]), help="Break the counts down.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @corpus_option
@@ -279,4 +255,4 @@ def main() -> None:
 
 # Feature modules attach their commands to `cli` when imported: sources, discover, harvest
 # (cli_harvest); search, index, serve (cli_web).
-from . import cli_harvest, cli_web  # noqa: E402,F401
+from . import cli_extract, cli_harvest, cli_web  # noqa: E402,F401  (cli_extract: extract, show)

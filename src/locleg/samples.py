@@ -122,8 +122,12 @@ def _scan_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size)
 
 
-def scanned_page(lines: Sequence[str], dpi: int = 200, seed: int = 0) -> Image.Image:
-    """One A4 page of typed text as a scanner sees it: grayscale, slightly soft, a few specks."""
+def scanned_page(lines: Sequence[str], dpi: int = 200, seed: int = 0, blur: float = 0.6,
+                 rotate: float = 0.0) -> Image.Image:
+    """One A4 page of typed text as a scanner sees it: grayscale, slightly soft, a few specks.
+
+    blur is the Gaussian radius in pixels; rotate turns the sheet by degrees (a crooked feed).
+    """
     width, height = round(8.27 * dpi), round(11.69 * dpi)
     image = Image.new("L", (width, height), 248)
     draw = ImageDraw.Draw(image)
@@ -131,14 +135,28 @@ def scanned_page(lines: Sequence[str], dpi: int = 200, seed: int = 0) -> Image.I
     margin = round(dpi * _MARGIN / 72)
     step = round(_LEADING * dpi / 72)
     y = margin
-    for line in _wrap(lines, font, width - 2 * margin):
+    for line in scanned_lines(lines, dpi):  # what fits on the sheet
         draw.text((margin, y), line, font=font, fill=25)
         y += step
     rng = random.Random(seed)
     for _ in range(width * height // 6000):
         x, y = rng.randrange(width), rng.randrange(height)
         draw.point((x, y), fill=rng.randrange(60, 200))
-    return image.filter(ImageFilter.GaussianBlur(0.6))
+    if rotate:
+        image = image.rotate(rotate, resample=Image.Resampling.BICUBIC, fillcolor=248)
+    return image.filter(ImageFilter.GaussianBlur(blur)) if blur else image
+
+
+def scanned_lines(lines: Sequence[str], dpi: int = 200) -> list[str]:
+    """The lines as scanned_page prints them, wrapped to the page and cut where the sheet
+    ends: the ground truth of OCR."""
+    width, height = round(8.27 * dpi), round(11.69 * dpi)
+    margin = round(dpi * _MARGIN / 72)
+    step = round(_LEADING * dpi / 72)
+    size = round(_SIZE * dpi / 72)
+    wrapped = _wrap(lines, _scan_font(size), width - 2 * margin)
+    fitting = max(0, (height - margin - size) // step + 1)
+    return wrapped[:fitting]
 
 
 def _wrap(lines: Sequence[str], font: ImageFont.FreeTypeFont | ImageFont.ImageFont,
@@ -157,6 +175,12 @@ def _wrap(lines: Sequence[str], font: ImageFont.FreeTypeFont | ImageFont.ImageFo
     return out
 
 
+def image_pdf(images: Sequence[Image.Image], title: str = "scan") -> bytes:
+    """A PDF of page images, one per page, each filling an A4 page (the same image repeated is
+    stored once: a long scan in a small file)."""
+    return _pdf(title, list(images))
+
+
 def scanned_pdf(lines_per_page: Sequence[Sequence[str]], dpi: int = 200) -> bytes:
     """An image-only PDF, one scanned page per list of lines: no text layer at all."""
     pages = [scanned_page(lines, dpi, seed=i) for i, lines in enumerate(lines_per_page)]
@@ -170,6 +194,250 @@ def mixed_pdf(title: str, paragraphs: Sequence[str], scanned_pages: Sequence[Seq
     start = len(pages)
     pages += [scanned_page(lines, dpi, seed=start + i) for i, lines in enumerate(scanned_pages)]
     return _pdf(title, pages, first_title=title)
+
+
+def scanned_pdf_with_layer(lines: Sequence[str], layer: Sequence[str], dpi: int = 200,
+                           seed: int = 0) -> bytes:
+    """A scan with an invisible text layer over it, as an earlier OCR left it (good or garbage)."""
+    buffer = io.BytesIO()
+    c = _canvas(buffer, "scan with OCR layer")
+    _draw_image(c, scanned_page(lines, dpi, seed=seed))
+    regular, _ = _fonts()
+    text = c.beginText(_MARGIN, A4[1] - _MARGIN)
+    text.setTextRenderMode(3)  # invisible: what OCR tools put under a scan
+    text.setFont(regular, _SIZE)
+    text.setLeading(_LEADING)
+    for line in layer:
+        text.textLine(line)
+    c.drawText(text)
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
+def pdf_without_character_map(lines_per_page: Sequence[Sequence[str]]) -> bytes:
+    """A text PDF whose font lost its ToUnicode map: accents and signs come out as garbage."""
+    return text_pdf(lines_per_page).replace(b"/ToUnicode", b"/NoUnicode")
+
+
+def outlined_text_pdf(lines: Sequence[str], dpi: int = 150) -> bytes:
+    """Text drawn as vector shapes (one rectangle per run of ink), with no text object at all.
+
+    Some printers-to-PDF and design tools convert type to outlines: the page reads fine and
+    has no text layer.
+    """
+    width_px = round(8.27 * dpi)
+    height_px = round(11.69 * dpi)
+    image = Image.new("1", (width_px, height_px), 1)
+    draw = ImageDraw.Draw(image)
+    font = _scan_font(round(_SIZE * dpi / 72))
+    margin = round(dpi * _MARGIN / 72)
+    y = margin
+    for line in _wrap(lines, font, width_px - 2 * margin):
+        draw.text((margin, y), line, font=font, fill=0)
+        y += round(_LEADING * dpi / 72)
+    buffer = io.BytesIO()
+    c = _canvas(buffer, "outlines")
+    unit = 72 / dpi
+    pixels = image.load()
+    for row in range(height_px):
+        col = 0
+        while col < width_px:
+            if pixels[col, row]:
+                col += 1
+                continue
+            start = col
+            while col < width_px and not pixels[col, row]:
+                col += 1
+            c.rect(start * unit, A4[1] - (row + 1) * unit, (col - start) * unit, unit,
+                   stroke=0, fill=1)
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
+def image_file(pages: Sequence[Image.Image], fmt: str = "PNG", dpi: int | None = 200) -> bytes:
+    """Scanned pages saved as an image file: PNG, JPEG, or a multi-page TIFF."""
+    buffer = io.BytesIO()
+    options: dict = {"dpi": (dpi, dpi)} if dpi else {}
+    if fmt.upper() == "JPEG":
+        options["quality"] = 85
+    if len(pages) > 1:
+        options.update(save_all=True, append_images=list(pages[1:]))
+    if fmt.upper() == "TIFF":
+        options["compression"] = "tiff_deflate"
+    pages[0].save(buffer, fmt, **options)
+    return buffer.getvalue()
+
+
+def huge_png(width: int, height: int) -> bytes:
+    """A valid white grayscale PNG of any size, built row by row in little memory."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    compressor = zlib.compressobj(9)
+    row = b"\x00" + b"\xff" * ((width + 7) // 8)  # filter byte, then 1-bit pixels
+    parts = [compressor.compress(row * min(height, 64))]
+    for _ in range(height // 64 - 1 if height >= 64 else 0):
+        parts.append(compressor.compress(row * 64))
+    parts.append(compressor.compress(row * (height % 64) if height >= 64 else b""))
+    parts.append(compressor.flush())
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", b"".join(parts))
+            + chunk(b"IEND", b""))
+
+
+def many_pages_pdf(count: int) -> bytes:
+    """A born-digital PDF of count short pages (one article each): a big budget law, say."""
+    return text_pdf(
+        [[f"Art. {n}º Fica aprovado o quadro {n} do orçamento anual do Município."]
+         for n in range(1, count + 1)]
+    )
+
+
+_W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+def _zip_bytes(members: Sequence[tuple[str, bytes | str]], stored_first: bool = False) -> bytes:
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for index, (name, content) in enumerate(members):
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = (zipfile.ZIP_STORED if stored_first and index == 0
+                                  else zipfile.ZIP_DEFLATED)
+            archive.writestr(info, content)
+    return buffer.getvalue()
+
+
+def docx_document(pages: Sequence[Sequence[str]], table: Sequence[Sequence[str]] = ()) -> bytes:
+    """A DOCX as Word saves it: one paragraph per line, a page break between pages, a table."""
+    esc = html.escape
+
+    def paragraph(line: str) -> str:
+        return f'<w:p><w:r><w:t xml:space="preserve">{esc(line)}</w:t></w:r></w:p>'
+
+    body: list[str] = []
+    for index, lines in enumerate(pages):
+        if index:
+            body.append('<w:p><w:r><w:br w:type="page"/></w:r></w:p>')
+        body.extend(paragraph(line) for line in lines)
+    if table:
+        rows = "".join(
+            "<w:tr>" + "".join(f"<w:tc><w:p><w:r><w:t>{esc(cell)}</w:t></w:r></w:p></w:tc>"
+                               for cell in row) + "</w:tr>"
+            for row in table
+        )
+        body.append(f"<w:tbl>{rows}</w:tbl>")
+    document = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+                f'<w:document xmlns:w="{_W_NS}"><w:body>{"".join(body)}'
+                f'<w:sectPr/></w:body></w:document>')
+    content_types = (
+        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/'
+        'package/2006/content-types"><Default Extension="rels" ContentType="application/'
+        'vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType='
+        '"application/xml"/><Override PartName="/word/document.xml" ContentType="application/'
+        'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'
+    )
+    rels = (
+        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.'
+        'openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://'
+        'schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" '
+        'Target="word/document.xml"/></Relationships>'
+    )
+    return _zip_bytes([("[Content_Types].xml", content_types), ("_rels/.rels", rels),
+                       ("word/document.xml", document)])
+
+
+def odt_document(pages: Sequence[Sequence[str]], table: Sequence[Sequence[str]] = ()) -> bytes:
+    """An ODT as LibreOffice saves it: paragraphs, runs of spaces, soft page breaks, a table."""
+    esc = html.escape
+    ns = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+          'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+          'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"')
+    body: list[str] = []
+    for index, lines in enumerate(pages):
+        if index:
+            body.append("<text:soft-page-break/>")
+        for line in lines:
+            first, _, rest = line.partition(" ")
+            # Two spaces after the article number, as typists do: ODT writes <text:s/>.
+            spaced = f"{esc(first)} <text:s/>{esc(rest)}" if rest else esc(first)
+            body.append(f'<text:p text:style-name="P1">{spaced}</text:p>')
+    if table:
+        rows = "".join(
+            "<table:table-row>" + "".join(
+                f"<table:table-cell><text:p>{esc(cell)}</text:p></table:table-cell>"
+                for cell in row) + "</table:table-row>"
+            for row in table
+        )
+        body.append(f'<table:table table:name="T1">{rows}</table:table>')
+    content = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {ns} '
+               f'office:version="1.3"><office:body><office:text>{"".join(body)}'
+               f"</office:text></office:body></office:document-content>")
+    manifest = (
+        '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:'
+        'names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3"><manifest:file-entry '
+        'manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>'
+        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+        "</manifest:manifest>"
+    )
+    return _zip_bytes([("mimetype", "application/vnd.oasis.opendocument.text"),
+                       ("content.xml", content), ("META-INF/manifest.xml", manifest)],
+                      stored_first=True)
+
+
+def rtf_document(pages: Sequence[Sequence[str]]) -> bytes:
+    """An RTF as WordPad saves it: cp1252 escapes for accents, \\u for the rest, \\page breaks."""
+
+    def escape(line: str) -> str:
+        out = []
+        for ch in line:
+            if ch in "\\{}":
+                out.append("\\" + ch)
+            elif ord(ch) < 128:
+                out.append(ch)
+            else:
+                try:
+                    out.append(f"\\'{ch.encode('cp1252')[0]:02x}")
+                except UnicodeEncodeError:
+                    out.append(f"\\u{ord(ch)}?")
+        return "".join(out)
+
+    parts = [r"{\rtf1\ansi\ansicpg1252\deff0{\fonttbl{\f0\froman\fcharset0 Times New Roman;}}",
+             r"{\info{\title Lei}{\author Camara}}\viewkind4\uc1\pard\f0\fs24 "]
+    for index, lines in enumerate(pages):
+        if index:
+            parts.append(r"\page ")
+        parts.extend(escape(line) + "\\par\n" for line in lines)
+    parts.append("}")
+    return "".join(parts).encode("ascii")
+
+
+def zip_archive(files: Sequence[tuple[str, bytes]]) -> bytes:
+    """A ZIP of documents, as portals publish a law with its annexes."""
+    return _zip_bytes(files)
+
+
+def zip_bomb(expanded_mb: int = 64) -> bytes:
+    """A small ZIP whose one member expands to expanded_mb megabytes of zeros (1000× smaller)."""
+    import zipfile
+
+    buffer = io.BytesIO()
+    block = bytes(1 << 20)
+    with zipfile.ZipFile(buffer, "w") as archive:
+        info = zipfile.ZipInfo("lei.txt", date_time=(2020, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        # Streamed, so the zeros are never all in memory at once.
+        with archive.open(info, "w", force_zip64=True) as member:
+            for _ in range(expanded_mb):
+                member.write(block)
+    return buffer.getvalue()
 
 
 _PORTAL_MENU = ["Início", "A Assembleia", "Deputados", "Legislação", "Transparência",
@@ -386,6 +654,135 @@ Art. 4º Este Decreto entra em vigor na data de sua publicação.
 GABINETE DO PREFEITO MUNICIPAL DE JUAZEIRO, Estado da Bahia, em 13 de junho de 2012.
 """
 
+@dataclass(frozen=True)
+class LabelledPdf:
+    """A PDF and, for each of its pages, whether only OCR can read it (the truth for the bench)."""
+
+    name: str
+    kind: str  # clean, scanned, ocr-layer, garbage-layer, no-cmap, mixed, near-empty, outlines
+    data: bytes
+    needs_ocr: tuple[bool, ...]
+
+
+def needs_ocr_cases() -> list[LabelledPdf]:
+    """The labelled set of the needs-OCR decision: every kind of page the rule must tell apart.
+
+    Deterministic and small (a few seconds to build); tests assert 100 % on it and
+    bench/extract_needs_ocr.py prints the accuracy per kind.
+    """
+    law = [_JUAZEIRO_HEADER + "faço saber que a Câmara Municipal aprovou e eu sanciono a "
+           "seguinte Lei:", *_ARBORIZACAO[1:9]]
+    decree = _DECRETO_MOTO_TAXI[2:12]
+    scan_lines = [line for page in _juazeiro_2199_pages()[:1] for line in page][:30]
+    rng = random.Random(7)
+    letters = "bcdfghjklmnpqrstvwxzaeiou"
+    garbage = [" ".join("".join(rng.choice(letters) for _ in range(rng.randint(2, 7)))
+                        for _ in range(10)) for _ in range(30)]
+    logo = Image.new("L", (120, 120), 90)
+
+    def near_empty(draw_logo: bool, line: str) -> bytes:
+        buffer = io.BytesIO()
+        c = _canvas(buffer, "near-empty")
+        if draw_logo:
+            c.drawImage(ImageReader(logo), _MARGIN, A4[1] - 2 * _MARGIN, 60, 60)
+        regular, _ = _fonts()
+        c.setFont(regular, _SIZE)
+        c.drawString(_MARGIN + 80, A4[1] - 1.6 * _MARGIN, line)
+        c.showPage()
+        c.save()
+        return buffer.getvalue()
+
+    def letterhead(lines: Sequence[str]) -> bytes:
+        """A born-digital page over a full-page background image (a letterhead, a watermark)."""
+        buffer = io.BytesIO()
+        c = _canvas(buffer, "letterhead")
+        _draw_image(c, Image.new("L", (300, 424), 235))
+        _draw_lines(c, lines)
+        c.showPage()
+        c.save()
+        return buffer.getvalue()
+
+    def ruled_table(rows: int) -> bytes:
+        """A born-digital table: text in cells and many ruling lines (vector paths)."""
+        buffer = io.BytesIO()
+        c = _canvas(buffer, "table")
+        regular, _ = _fonts()
+        c.setFont(regular, 9)
+        top = A4[1] - _MARGIN
+        for r in range(rows):
+            y = top - r * 14
+            for col, x in enumerate((_MARGIN, 200, 330, 460)):
+                c.line(x, y, x, y - 14)
+                c.line(x, y - 14, x + 130, y - 14)
+                c.drawString(x + 3, y - 10, ["Meta", "Ciclovias", "Calçadas", "Prazo"][col]
+                             + f" {r + 1}")
+        c.showPage()
+        c.save()
+        return buffer.getvalue()
+
+    mixed = mixed_pdf("LEI Nº 2.480, DE 10 DE MAIO DE 2016", _MOBILIDADE, [_MOBILIDADE_ANEXO])
+    return [
+        LabelledPdf("born-digital law", "clean", born_digital_pdf("LEI Nº 2.312", law),
+                    (False,)),
+        LabelledPdf("born-digital decree", "clean",
+                    born_digital_pdf("DECRETO Nº 187", _DECRETO_MOTO_TAXI), (False, False)),
+        LabelledPdf("letterhead background", "clean", letterhead(_wrapped(law)), (False,)),
+        LabelledPdf("ruled table", "clean", ruled_table(40), (False,)),
+        LabelledPdf("state law, born-digital", "clean",
+                    born_digital_pdf("LEI Nº 2.482/1969", _es_2482_paragraphs()),
+                    (False,) * len(_layout("LEI Nº 2.482/1969", _es_2482_paragraphs()))),
+        LabelledPdf("scan 200 dpi", "scanned", scanned_pdf([scan_lines], dpi=200), (True,)),
+        LabelledPdf("scan 300 dpi", "scanned", scanned_pdf([decree], dpi=300), (True,)),
+        LabelledPdf("scan 100 dpi, two pages", "scanned",
+                    scanned_pdf([scan_lines[:15], scan_lines[15:]], dpi=100), (True, True)),
+        LabelledPdf("scan with page number stamped", "scanned",
+                    _stamped_scan(scan_lines), (True,)),
+        LabelledPdf("scan with a good OCR layer", "ocr-layer",
+                    scanned_pdf_with_layer(decree, decree), (False,)),
+        LabelledPdf("scan with a garbage OCR layer", "garbage-layer",
+                    scanned_pdf_with_layer(decree, garbage), (True,)),
+        LabelledPdf("scan with a few OCR words", "garbage-layer",
+                    scanned_pdf_with_layer(decree, ["Art. 1º", "Juazeiro"]), (True,)),
+        LabelledPdf("font without a character map", "no-cmap",
+                    pdf_without_character_map([_wrapped(law)]), (True,)),
+        LabelledPdf("law with a scanned annex", "mixed", mixed, (False, True)),
+        LabelledPdf("decree with two signed pages", "mixed",
+                    mixed_pdf("DECRETO Nº 187", _DECRETO_MOTO_TAXI, [_DECRETO_ANEXO, decree[:3]],
+                              dpi=150),
+                    (False, False, True, True)),
+        LabelledPdf("signature page", "near-empty",
+                    near_empty(False, "Publique-se. Juazeiro, 15 de abril de 2013."), (False,)),
+        LabelledPdf("logo and a heading", "near-empty",
+                    near_empty(True, "PREFEITURA MUNICIPAL DE JUAZEIRO"), (False,)),
+        LabelledPdf("blank page", "near-empty", text_pdf([[]]), (False,)),
+        LabelledPdf("text as outlines", "outlines", outlined_text_pdf(decree[:6]), (True,)),
+    ]
+
+
+def _wrapped(paragraphs: Sequence[str]) -> list[str]:
+    regular, _ = _fonts()
+    lines: list[str] = []
+    for paragraph in paragraphs:
+        lines += simpleSplit(paragraph, regular, _SIZE, A4[0] - 2 * _MARGIN)
+    return lines[: int((A4[1] - 2 * _MARGIN) // _LEADING)]
+
+
+def _stamped_scan(lines: Sequence[str]) -> bytes:
+    """A scan inside a form XObject with a page number stamped as text, as some portals do."""
+    buffer = io.BytesIO()
+    c = _canvas(buffer, "stamped")
+    c.beginForm("scan")
+    _draw_image(c, scanned_page(lines, 150, seed=3))
+    c.endForm()
+    c.doForm("scan")
+    regular, _ = _fonts()
+    c.setFont(regular, 9)
+    c.drawString(A4[0] / 2, 30, "Página 1 de 1")
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
 _SAPL = "https://sapl.juazeiro.ba.leg.br/norma/{}"
 MANIFEST_COLUMNS = ["file", "type", "number", "year", "date", "ementa", "native_id", "url",
                     "role", "title", "jurisdiction"]
@@ -482,7 +879,77 @@ def demo_documents() -> list[DemoDocument]:
             lambda: html_law_page("Lei Ordinária nº 2.482/1969", _es_2482_paragraphs()),
             jurisdiction=ESPIRITO_SANTO,
         ),
+        DemoDocument(
+            "juazeiro-portaria-033-2015.docx", "Portaria", "33", "2015-03-02",
+            "Designa a comissão de fiscalização do serviço de moto-táxi.", "900106",
+            _SAPL.format(900106), lambda: docx_document([_PORTARIA]),
+        ),
+        DemoDocument(
+            "juazeiro-resolucao-012-2017.rtf", "Resolução", "12", "2017-08-21",
+            "Aprova o Regimento Interno da Comissão de Transporte e Trânsito da Câmara.",
+            "900107", _SAPL.format(900107), lambda: rtf_document(_RESOLUCAO),
+        ),
+        DemoDocument(
+            "juazeiro-decreto-301-2019.jpg", "Decreto", "301", "2019-12-20",
+            "Declara ponto facultativo nas repartições públicas municipais no dia 24 de "
+            "dezembro de 2019.", "900108", _SAPL.format(900108),
+            lambda: image_file([scanned_page(_DECRETO_NATAL, dpi=200, seed=9, rotate=0.8)],
+                               "JPEG", dpi=200),
+        ),
+        DemoDocument(
+            "juazeiro-lei-2480-2016-anexos.zip", "Lei", "2480", "2016-05-10",
+            "Aprova o Plano Municipal de Mobilidade Urbana de Juazeiro e dá outras providências.",
+            "900104", _SAPL.format(900104) + "#anexos",
+            lambda: zip_archive([
+                ("anexo-ii-cronograma.odt", odt_document([_CRONOGRAMA[:1]],
+                                                         table=[r.split(" | ")
+                                                                for r in _CRONOGRAMA[1:]])),
+                ("anexo-iii-mapa.txt", "ANEXO III\r\nMapa das ciclovias: ver arquivo "
+                 "cartográfico na Secretaria de Mobilidade.\r\n".encode("cp1252")),
+            ]),
+            role="anexo", title="Anexos II e III – Cronograma e mapa",
+        ),
     ]
+
+
+_PORTARIA = [
+    "PORTARIA Nº 033, DE 2 DE MARÇO DE 2015",
+    "O DIRETOR-PRESIDENTE DA COMPANHIA MUNICIPAL DE TRÂNSITO E TRANSPORTES – CMTT, no uso de "
+    "suas atribuições, e considerando o disposto no art. 2º do Decreto nº 187/2011, resolve:",
+    "Art. 1º Designar os servidores abaixo para compor a comissão de fiscalização do serviço "
+    "de moto-táxi e moto-entrega:",
+    "I – João Batista dos Santos, agente de trânsito, matrícula nº 10.245;",
+    "II – Maria das Graças Oliveira, agente de trânsito, matrícula nº 10.311.",
+    "Art. 2º Esta Portaria entra em vigor na data de sua publicação.",
+]
+_RESOLUCAO = [
+    ["RESOLUÇÃO Nº 12, DE 21 DE AGOSTO DE 2017",
+     "A CÂMARA MUNICIPAL DE JUAZEIRO, Estado da Bahia, aprova e o seu Presidente promulga a "
+     "seguinte Resolução:",
+     "Art. 1º Fica aprovado o Regimento Interno da Comissão Permanente de Transporte e "
+     "Trânsito, na forma do Anexo Único.",
+     "Art. 2º Esta Resolução entra em vigor na data de sua publicação."],
+    ["ANEXO ÚNICO – REGIMENTO INTERNO",
+     "Art. 1º A Comissão reúne-se ordinariamente na primeira terça-feira de cada mês.",
+     "Art. 2º As deliberações são tomadas por maioria simples, presente a maioria dos membros."],
+]
+_DECRETO_NATAL = [
+    "DECRETO Nº 301, DE 20 DE DEZEMBRO DE 2019",
+    "O PREFEITO MUNICIPAL DE JUAZEIRO, Estado da Bahia, no uso de suas atribuições legais,",
+    "DECRETA:",
+    "Art. 1º Fica declarado ponto facultativo nas repartições públicas municipais o dia 24 "
+    "de dezembro de 2019, véspera de Natal.",
+    "Art. 2º Os serviços essenciais funcionarão em regime de plantão.",
+    "Art. 3º Este Decreto entra em vigor na data de sua publicação.",
+    "Juazeiro, 20 de dezembro de 2019.",
+]
+_CRONOGRAMA = [
+    "ANEXO II – CRONOGRAMA DE IMPLANTAÇÃO",
+    "Etapa | Ação | Prazo",
+    "1 | Ciclovia da Avenida Adolfo Viana | 2017",
+    "2 | Calçadas da Avenida Raul Alves | 2018",
+    "3 | Renovação da frota do transporte coletivo | 2022",
+]
 
 
 def write_demo_documents(folder: Path) -> Path:

@@ -4,12 +4,15 @@
     >>> result = extract(pdf_bytes)
     >>> result.status, result.method, result.confidence, result.text
 
-PDF text layers (pypdfium2), HTML (lxml) and plain text (charset-normalizer) are read now;
-pages without a usable text layer are marked for OCR (status 'pending', page method 'none').
+PDF text layers (pypdfium2) with OCR (tesseract) of the pages that have no usable one, images
+through OCR, HTML and XML (lxml), DOCX and ODT, RTF (striprtf), DOC (antiword), plain text in
+any common encoding, and ZIP archives of any of these.
 """
 
 from .dispatch import extract
+from .limits import DEFAULT_LIMITS, Limits
 from .result import ExtractionResult, PageText
 from .sniff import sniff_media_type
 
-__all__ = ["ExtractionResult", "PageText", "extract", "sniff_media_type"]
+__all__ = ["DEFAULT_LIMITS", "ExtractionResult", "Limits", "PageText", "extract",
+           "sniff_media_type"]

@@ -75,7 +75,7 @@ def extract_html(data: bytes, charset: str | None = None) -> ExtractionResult:
     quality = assess(raw, page_text)
     result.status = "extracted"
     result.confidence = quality.confidence
-    result.pages = [PageText(1, page_text, "html", quality.confidence, len(page_text))]
+    result.pages = [PageText(1, page_text, "html", quality.confidence, len(page_text), BACKEND)]
     result.detail = f"encoding {encoding}; container {_describe(container)}"
     return result
 
@@ -190,3 +190,28 @@ def _describe(el: etree._Element) -> str:
     return f"<{el.tag}" + (f" id={ident}" if ident else "") + (
         f" class={classes[0]}" if classes and not ident else ""
     ) + ">"
+
+
+_XML_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
+                              huge_tree=True, remove_comments=True, remove_pis=True,
+                              recover=True)
+
+
+def extract_xml(data: bytes) -> ExtractionResult:
+    """An XML document (LexML, a portal's export): its text nodes, one per line."""
+    result = ExtractionResult(status="empty", method="xml", backend=BACKEND,
+                              backend_version=BACKEND_VERSION)
+    root = etree.fromstring(data, _XML_PARSER)
+    if root is None:
+        result.detail = "no text in the XML document"
+        return result
+    raw = "\n".join(t.strip() for t in root.itertext() if t.strip())
+    text = normalize_text(raw)
+    if not text:
+        result.detail = "no text in the XML document"
+        return result
+    quality = assess(raw, text)
+    result.status = "extracted"
+    result.confidence = quality.confidence
+    result.pages = [PageText(1, text, "xml", quality.confidence, len(text), BACKEND)]
+    return result

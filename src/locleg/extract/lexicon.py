@@ -12,13 +12,17 @@ from importlib import resources
 from ..jurisdictions import fold
 
 # Tokens are runs of letters; º and ª are letters to Unicode, but ordinals, not words.
-_WORD = re.compile(r"[^\W\d_]+")
-_ORDINALS = str.maketrans({"º": " ", "ª": " "})
+_WORD = re.compile(r"[^\W\d_ºª]+")
 _ROMAN = re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
 _CID = re.compile(r"\(cid:\d+\)")
 # pdfium marks a line-end hyphen with these; they are layout, not garbage.
 _HYPHEN_MARKS = {"\x02", "\ufffe"}
 _LAYOUT_CONTROLS = {"\n", "\r", "\t", "\f"}
+# Characters that can never be garbage: printable ASCII and Latin, general punctuation, €, ™.
+# A page made only of these skips the per-character count.
+_SUSPECT = re.compile(
+    r"[^\t\n\r\f\x20-\x7e\xa0-\u024f\u2010-\u2027\u2030-\u205e\u20ac\u2122]|\(cid:"
+)
 
 # Verb endings -> infinitive endings: the word list holds infinitives, not conjugations.
 _VERB_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -100,28 +104,46 @@ def is_compound(left: str, right: str) -> bool:
     return len(left) >= 3 and len(right) >= 3 and is_word(left) and is_word(right)
 
 
+def _counts(token: str) -> bool:
+    """One-letter tokens and Roman numerals say nothing about a text's quality."""
+    return len(token) > 1 and not (token.isupper() and _ROMAN.match(token))
+
+
 def counted_tokens(text: str) -> list[str]:
-    """Tokens that count for the hit rate: one-letter tokens and Roman numerals say nothing."""
-    return [
-        t
-        for t in _WORD.findall(text.translate(_ORDINALS))
-        if len(t) > 1 and not (t.isupper() and _ROMAN.match(t))
-    ]
+    """Tokens that count for the hit rate."""
+    return [t for t in _WORD.findall(text) if _counts(t)]
 
 
 def dict_ratio(text: str) -> tuple[float | None, int]:
     """Share of counted tokens that are known words, and how many tokens counted."""
-    tokens = Counter(counted_tokens(text))
-    total = sum(tokens.values())
+    total = known = 0
+    for token, n in Counter(_WORD.findall(text)).items():  # each distinct token once
+        kind = _token_kind(token)
+        if kind:
+            total += n
+            known += n if kind == 2 else 0
     if not total:
         return None, 0
-    return sum(n for t, n in tokens.items() if is_word(t)) / total, total
+    return known / total, total
+
+
+@lru_cache(maxsize=65536)
+def _token_kind(token: str) -> int:
+    """0: does not count; 1: counts, unknown; 2: counts, a known word (cached: pages repeat)."""
+    if not _counts(token):
+        return 0
+    return 2 if is_word(token) else 1
 
 
 def garbage_ratio(raw: str) -> float:
     """Share of non-blank characters that are controls, private-use, U+FFFD or (cid:N)."""
-    cids = sum(len(m) for m in _CID.findall(raw))
-    counts = Counter(_CID.sub("", raw))  # one decision per distinct character
+    if not _SUSPECT.search(raw):
+        return 0.0  # the common case, decided by one scan of the page
+    cids = 0
+    if "(cid:" in raw:
+        cids = sum(len(m) for m in _CID.findall(raw))
+        raw = _CID.sub("", raw)
+    counts = Counter(raw)  # one decision per distinct character
     total = cids + sum(n for c, n in counts.items() if not c.isspace() and c not in _HYPHEN_MARKS)
     bad = cids + sum(n for c, n in counts.items() if _is_garbage(c))
     return bad / total if total else 0.0

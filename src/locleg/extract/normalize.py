@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from ..jurisdictions import fold
 from .lexicon import is_compound, is_word, words
 
 # Only the Latin ligature code points: NFKC on the whole text would also turn º ª into o a.
-_LIGATURES = {cp: unicodedata.normalize("NFKC", chr(cp)) for cp in range(0xFB00, 0xFB07)}
+_LIGATURES_CHARS = {chr(cp): unicodedata.normalize("NFKC", chr(cp)) for cp in range(0xFB00, 0xFB07)}
 _ROMAN = re.compile(r"^[IVXLCDM]+$")
 _LETTERS = r"[^\W\d_]+"
 # pdfium drops a line-end hyphen and the line break after it and puts \x02 or U+FFFE instead.
@@ -21,6 +22,9 @@ _PDFIUM_MARK = re.compile(r"[\x02\ufffe]\n?")
 _HYPHEN_BREAK = re.compile(
     rf"(?P<a>{_LETTERS})-[ \t]*\n[ \t]*(?P<b>{_LETTERS})(?P<tail>\S*)(?P<space>[ \t]*)"
 )
+_HYPHEN_EOL = re.compile(r"-[ \t]*\n")
+_SPACES = re.compile(r" {2,}")
+_BLANK_LINES = re.compile(r"\n{3,}")
 # A soft hyphen is only a hint where a word may break: it never belongs in the text.
 _SOFT_BREAK = re.compile(r"\u00ad[ \t]*\n[ \t]*(?P<b>\S*)(?P<space>[ \t]*)")
 
@@ -59,23 +63,34 @@ def _rejoin_soft(m: re.Match[str]) -> str:
 
 def normalize_text(raw: str) -> str:
     """Clean one page of extracted text; keeps line breaks, never joins pages."""
-    text = raw.replace("\r\n", "\n").replace("\r", "\n")
-    text = _PDFIUM_BREAK.sub(_rejoin, text)
-    text = _PDFIUM_MARK.sub("-\n", text)  # a mark between non-letters ("39-B"): keep the hyphen
-    text = _HYPHEN_BREAK.sub(_rejoin, text)
-    text = _SOFT_BREAK.sub(_rejoin_soft, text)
-    text = text.translate(_LIGATURES)
+    # Each step runs only when its trigger is present: most pages need few of them, and
+    # this runs on every page of the corpus.
+    text = raw.replace("\r\n", "\n").replace("\r", "\n") if "\r" in raw else raw
+    if "\x02" in text or "\ufffe" in text:
+        text = _PDFIUM_BREAK.sub(_rejoin, text)
+        text = _PDFIUM_MARK.sub("-\n", text)  # a mark between non-letters ("39-B"): keep "-"
+    if _HYPHEN_EOL.search(text):
+        text = _HYPHEN_BREAK.sub(_rejoin, text)
+    if "\u00ad" in text:
+        text = _SOFT_BREAK.sub(_rejoin_soft, text)
     # One decision per distinct character: pages repeat the same hundred characters.
-    text = text.translate({ord(c): _clean_char(c) for c in set(text) if _clean_char(c) != c})
-    text = re.sub(r" {2,}", " ", text)
+    table = {ord(c): _clean_char(c) for c in set(text) if _clean_char(c) != c}
+    if table:
+        text = text.translate(table)
+    if "  " in text:
+        text = _SPACES.sub(" ", text)
     text = "\n".join(line.strip() for line in text.split("\n"))
-    text = re.sub(r"\n{3,}", "\n\n", text)
+    if "\n\n\n" in text:
+        text = _BLANK_LINES.sub("\n\n", text)
     return text.strip()
 
 
+@lru_cache(maxsize=4096)
 def _clean_char(c: str) -> str:
     if c == "\n":
         return c
+    if c in _LIGATURES_CHARS:
+        return _LIGATURES_CHARS[c]
     if c in "\t\f\v":
         return " " if c == "\t" else "\n"
     cat = unicodedata.category(c)

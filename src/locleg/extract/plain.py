@@ -25,5 +25,5 @@ def extract_plain(data: bytes, charset: str | None = None) -> ExtractionResult:
     quality = assess(raw, text)
     result.status = "extracted"
     result.confidence = quality.confidence
-    result.pages = [PageText(1, text, "plain", quality.confidence, len(text))]
+    result.pages = [PageText(1, text, "plain", quality.confidence, len(text), BACKEND)]
     return result

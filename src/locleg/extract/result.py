@@ -6,22 +6,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 PAGE_BREAK = "\f"
+# Page methods that come from reading a format's own text, as opposed to OCR.
+TEXT_METHODS = ("text", "html", "xml", "plain", "docx", "odt", "rtf", "doc")
 
 
 @dataclass
 class PageText:
     number: int  # 1-based
     text: str  # normalized text of the page
-    method: str  # 'text' (PDF text layer), 'html', 'plain', or 'none' (needs OCR, no text yet)
+    # 'text' (PDF text layer), 'ocr', 'html', 'xml', 'plain', 'docx', 'odt', 'rtf', 'doc',
+    # or 'none' (the page needs OCR and OCR was not run)
+    method: str
     confidence: float | None  # 0..1
     chars: int
+    backend: str | None = None  # 'pypdfium2', 'tesseract', ...
+    dpi: int | None = None  # resolution the page was OCRed at
+    detail: str | None = None  # why this method: "no text layer; images cover 100%"
 
 
 @dataclass
 class ExtractionResult:
-    status: str  # 'extracted' | 'empty' | 'failed' | 'pending'
-    method: str | None = None  # 'text', 'html', 'plain', 'mixed' (some pages still need OCR)
-    backend: str | None = None  # 'pypdfium2', 'lxml', 'charset-normalizer'
+    status: str  # 'extracted' | 'empty' | 'failed' | 'pending' (OCR needed but not run)
+    method: str | None = None  # a page method, or 'mixed' (text layer and OCR), or 'zip'
+    backend: str | None = None  # 'pypdfium2', 'tesseract', 'pypdfium2+tesseract', 'lxml', ...
     backend_version: str | None = None
     confidence: float | None = None  # page confidences weighted by characters
     pages: list[PageText] = field(default_factory=list)
@@ -50,6 +57,11 @@ def weighted_confidence(pages: Sequence[PageText]) -> float | None:
     if not total:
         return None
     return round(sum(conf * chars for conf, chars in scored) / total, 4)
+
+
+def plural(n: int, word: str) -> str:
+    """'1 page', '9 pages' (the number formatted with thousands separators)."""
+    return f"{n:,} {word if n == 1 else word + 's'}"
 
 
 def page_ranges(numbers: Sequence[int]) -> str:

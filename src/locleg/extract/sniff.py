@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 
 import magic
 
@@ -126,9 +127,13 @@ def _zip_type(data: bytes, found: str) -> str:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = set(archive.namelist())
             # OpenDocument and EPUB name their type in a first, stored member.
-            raw = archive.read("mimetype") if "mimetype" in names else b""
+            raw = b""
+            if "mimetype" in names:
+                with archive.open("mimetype") as member:
+                    raw = member.read(256)  # a type name, never more: the member may be a bomb
             mimetype = raw.decode("ascii", "replace").strip()
-    except (zipfile.BadZipFile, OSError, KeyError, ValueError):
+    except (zipfile.BadZipFile, OSError, KeyError, ValueError, EOFError, NotImplementedError,
+            RuntimeError, zlib.error):
         return found  # a damaged archive: keep what libmagic saw
     if mimetype:
         return mimetype

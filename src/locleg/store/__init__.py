@@ -1,6 +1,7 @@
 """Persistence of the corpus on SQLite or PostgreSQL."""
 
 from . import (
+    extraction_schema,  # noqa: F401  (per-page extraction details)
     harvest_schema,  # noqa: F401  (registers the harvester's tables)
     search_schema,  # noqa: F401  (registers the search index's tables)
 )
