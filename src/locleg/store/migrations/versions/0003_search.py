@@ -105,6 +105,7 @@ def upgrade() -> None:
     op.create_index("ix_search_norm_jurisdiction_day", "search_norm",
                     ["jurisdiction_code", "day", "norm_id"])
     op.create_index("ix_search_norm_day", "search_norm", ["day", "norm_id"])
+    op.create_index("ix_search_norm_indexed_at", "search_norm", ["indexed_at"])
     op.create_table(
         "search_place",
         sa.Column("jurisdiction_code", sa.Integer, primary_key=True, autoincrement=False),

@@ -1,0 +1,257 @@
+"""A synthetic corpus for the explorer and search figures, written straight into SQLite.
+
+N norms over 5,000 jurisdictions (Zipf-skewed sizes), 8 types, text lengths like municipal
+laws (median ~400 words, long tail to 40,000), 30 % with OCR-like noise, a ~20k-word
+Portuguese legal vocabulary with accents. Rows go in with bulk inserts (not the per-batch
+import path), then the search index is built once with locleg.search.rebuild_index. The
+corpus is cached under bench/out/explorer-N/ and reused by later runs.
+
+    .venv/bin/python bench/explorer_corpus.py --norms 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import math
+import random
+import shutil
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+JURISDICTIONS = 5000
+ZIPF_S = 0.7  # the largest jurisdiction gets ~2.5 % of the norms (~25k at 1M)
+TYPES = [("Lei Ordinária", "lei", 40), ("Decreto", "decreto", 30), ("Portaria", "portaria", 10),
+         ("Resolução", "resolucao", 7), ("Lei Complementar", "lei.complementar", 5),
+         ("Decreto Legislativo", "decreto.legislativo", 4),
+         ("Emenda à Lei Orgânica", "emenda.lei.organica", 1), ("Ato", "outro", 3)]
+PAGE_WORDS = 450
+STAMP = "2026-11-29 12:00:00.000000"
+
+# The common core of municipal legislation, most frequent first.
+CORE = """de o a do da e em para no na os as que dos das por com ao se art municipal
+município lei serviço público poder executivo prefeito câmara disposições secretaria
+parágrafo único inciso vigor data publicação revogadas contrário fica ficam autorizado
+dispõe sobre providências outras dá cria institui altera redação programa conselho
+orçamento crédito suplementar abertura valor recursos dotação orçamentária exercício
+financeiro despesa receita tributária imposto taxa contribuição iluminação pública
+servidores cargo comissão provimento efetivo remuneração vencimento gratificação adicional
+licença férias aposentadoria previdência regime jurídico estatuto magistério educação
+ensino escola saúde unidade hospital atenção básica assistência social família criança
+adolescente idoso pessoa deficiência habitação interesse urbano rural zona área
+loteamento parcelamento solo uso ocupação plano diretor meio ambiente licenciamento
+ambiental resíduos sólidos coleta limpeza água esgoto saneamento drenagem transporte
+coletivo trânsito via logradouro rua avenida praça denominação bairro distrito sede
+concessão permissão autorização licitação contrato convênio consórcio parceria termo
+fomento colaboração organização sociedade civil entidade utilidade declarada doação
+imóvel bem patrimônio alienação desafetação cessão comodato locação aquisição
+desapropriação indenização multa infração penalidade fiscalização vigilância sanitária
+alvará funcionamento estabelecimento comércio feira mercado ambulante turismo cultura
+esporte lazer evento festa calendário oficial comemoração semana dia dezembro janeiro
+fevereiro março abril maio junho julho agosto setembro outubro novembro regulamento
+regulamenta decreto portaria resolução nomeia exonera designa servidor funções
+atribuições competência órgão estrutura administrativa organizacional departamento
+divisão coordenação diretoria assessoria gabinete procuradoria controladoria ouvidoria
+transparência acesso informação dados pessoais proteção segurança guarda civil defesa
+emergência calamidade situação anormal decretada estado""".split()
+
+_SYLLABLES = ("ba be bi bo bu ca ce ci co cu da de di do du fa fe fi fo ga ge gi go la le li lo "
+              "lu ma me mi mo mu na ne ni no nu pa pe pi po pu ra re ri ro ru sa se si so su ta "
+              "te ti to tu va ve vi vo cha che chi lha lhe nha nhe pra pre pro tra tre tri").split()
+_ENDINGS = ("ção ções ário ária ório ória ência ância ível ável ista mento mente idade "
+            "ico ica ado ada ido ida oso osa eiro eira al ar er ir ês ão ões").split()
+
+
+def vocabulary(size: int = 20_000, seed: int = 7) -> list[str]:
+    """CORE first (the most frequent words), then pseudo-Portuguese words with accents."""
+    rng = random.Random(seed)
+    words = list(dict.fromkeys(CORE))
+    seen = set(words)
+    while len(words) < size:
+        stem = "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(1, 3)))
+        word = stem + rng.choice(_ENDINGS)
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    return words
+
+
+def _zipf_weights(n: int, s: float) -> list[float]:
+    return list(itertools.accumulate(1 / (r ** s) for r in range(1, n + 1)))
+
+
+_NOISE = {"l": "1", "o": "0", "e": "c", "m": "rn", "ã": "a", "ç": "c", "é": "e", "í": "i",
+          "a": "à", "u": "ú", "i": "l"}
+
+
+def _noisy(word: str, rng: random.Random) -> str:
+    r = rng.random()
+    if r < 0.4:
+        i = rng.randrange(len(word))
+        return word[:i] + _NOISE.get(word[i], word[i]) + word[i + 1:]
+    if r < 0.6:
+        return word.upper()
+    if r < 0.8:
+        return word + rng.choice(("|", ";", "'", "”"))
+    return rng.choice(("EEB", "Ú)", "|", "Ss", "tm os", "À", "v V"))
+
+
+def _text(rng: random.Random, vocab: list[str], cw: list[float], n_words: int,
+          noisy: bool) -> list[str]:
+    """Pages of text: articles, line breaks, and, when noisy, OCR-like damage."""
+    picked = rng.choices(vocab, cum_weights=cw, k=n_words)
+    if noisy:
+        for i in range(0, n_words, 12):
+            j = i + rng.randrange(12)
+            if j < n_words:
+                picked[j] = _noisy(picked[j], rng)
+    if rng.random() < 0.05:  # a few norms about moto-táxi, hyphenated as in seed 000
+        picked[rng.randrange(n_words)] = "moto-táxi"
+    pages, article = [], 1
+    for start in range(0, n_words, PAGE_WORDS):
+        lines = []
+        chunk = picked[start:start + PAGE_WORDS]
+        for k in range(0, len(chunk), 12):
+            line = " ".join(chunk[k:k + 12])
+            if k % 60 == 0:
+                line = f"Art. {article}º {line}"
+                article += 1
+            lines.append(line)
+        pages.append("\n".join(lines))
+    return pages
+
+
+def _length(rng: random.Random) -> int:
+    # Lognormal: median 400 words, a long tail clipped at 40,000.
+    return max(20, min(40_000, int(math.exp(rng.gauss(math.log(400), 0.9)))))
+
+
+def build(n_norms: int, folder: Path, seed: int = 1) -> Path:
+    """Create (or reuse) the corpus folder with N norms and a built search index."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from locleg.corpus import init_corpus, open_corpus
+    from locleg.search import rebuild_index
+
+    marker = folder / "built.json"
+    if marker.exists():
+        return folder
+    if folder.exists():
+        shutil.rmtree(folder)
+    started = time.monotonic()
+    corpus = init_corpus(folder)
+    corpus.close()
+    rng = random.Random(seed)
+    vocab = vocabulary()
+    cw = _zipf_weights(len(vocab), 1.0)
+    db = sqlite3.connect(folder / "corpus.db")
+    db.execute("PRAGMA synchronous=OFF")
+    db.execute("PRAGMA cache_size=-200000")
+    codes = [c for (c,) in db.execute(
+        "SELECT ibge_code FROM jurisdiction WHERE level = 'municipal' ORDER BY ibge_code")]
+    states = [c for (c,) in db.execute(
+        "SELECT ibge_code FROM jurisdiction WHERE level != 'municipal' ORDER BY ibge_code")]
+    chosen = states + rng.sample(codes, JURISDICTIONS - len(states))
+    rng.shuffle(chosen)
+    jcw = _zipf_weights(len(chosen), ZIPF_S)
+    db.executemany(
+        "INSERT INTO source (id, jurisdiction_code, platform, base_url, settings, state, "
+        "created_at, last_run_at, last_success_at) VALUES (?, ?, 'sapl', ?, '{}', '{}', ?, ?, ?)",
+        [(i + 1, code, f"https://sapl.{code}.example", STAMP, STAMP, STAMP)
+         for i, code in enumerate(chosen)])
+    source_of = {code: i + 1 for i, code in enumerate(chosen)}
+    type_cw = list(itertools.accumulate(w for _, _, w in TYPES))
+    counters: dict[int, int] = {}
+    batch = 10_000
+    for start in range(0, n_norms, batch):
+        norms, docs, versions, extractions, pages = [], [], [], [], []
+        for norm_id in range(start + 1, min(start + batch, n_norms) + 1):
+            code = rng.choices(chosen, cum_weights=jcw)[0]
+            counters[code] = counters.get(code, 0) + 1
+            type_raw, type_norm, _ = rng.choices(TYPES, cum_weights=type_cw)[0]
+            year = min(2025, 1950 + int(75 * rng.random() ** 0.4))
+            signed = f"{year:04d}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+            ementa_words = rng.choices(vocab[:600], cum_weights=cw[:600], k=rng.randint(8, 25))
+            ementa = "Dispõe sobre " + " ".join(ementa_words) + " e dá outras providências."
+            noisy = rng.random() < 0.30
+            failed = rng.random() < 0.02
+            norms.append((norm_id, source_of[code], code, str(norm_id), type_raw, type_norm,
+                          str(counters[code]), year, signed, ementa, STAMP, STAMP, STAMP))
+            sha = hashlib.sha256(str(norm_id).encode()).hexdigest()
+            docs.append((norm_id, norm_id, "texto_integral",
+                         f"https://sapl.{code}.example/{norm_id}.pdf", norm_id, STAMP))
+            versions.append((norm_id, norm_id, sha, 1000, "application/pdf", STAMP,
+                             f"https://sapl.{code}.example/{norm_id}.pdf"))
+            if failed:
+                extractions.append((norm_id, "failed", None, "pdfium", None, 0, 0,
+                                    "the PDF is damaged", STAMP))
+                continue
+            texts = _text(rng, vocab, cw, _length(rng), noisy)
+            method = "ocr" if noisy else "text"
+            confidence = round(rng.uniform(0.55, 0.97), 3) if noisy else None
+            extractions.append((norm_id, "extracted", method,
+                                "tesseract" if noisy else "pdfium", confidence, len(texts),
+                                sum(len(t) for t in texts), None, STAMP))
+            pages += [(norm_id, k, method, confidence, t) for k, t in enumerate(texts, 1)]
+        db.executemany(
+            "INSERT INTO norm (id, source_id, jurisdiction_code, native_id, type_raw, "
+            "type_normalized, number, year, date, ementa, first_seen_at, last_seen_at, "
+            "changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", norms)
+        db.executemany(
+            "INSERT INTO document (id, norm_id, role, url, current_version_id, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)", docs)
+        db.executemany(
+            "INSERT INTO version (id, document_id, sha256, size, media_type, fetched_at, "
+            "origin) VALUES (?, ?, ?, ?, ?, ?, ?)", versions)
+        db.executemany(
+            "INSERT INTO extraction (version_id, status, method, backend, confidence, pages, "
+            "chars, error, extracted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", extractions)
+        db.executemany(
+            "INSERT INTO page (version_id, number, method, confidence, text) "
+            "VALUES (?, ?, ?, ?, ?)", pages)
+        db.commit()
+        print(f"  {min(start + batch, n_norms):,} norms written "
+              f"({time.monotonic() - started:,.0f} s)", flush=True)
+    db.execute("DELETE FROM search_queue")
+    db.commit()
+    db.close()
+    loaded = time.monotonic() - started
+    corpus = open_corpus(folder)
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        if time.monotonic() - last[0] > 30:
+            last[0] = time.monotonic()
+            print(f"  indexed {done:,} / {total:,} ({time.monotonic() - started:,.0f} s)",
+                  flush=True)
+
+    rebuild_index(corpus.store, on_progress=progress)
+    corpus.close()
+    indexed = time.monotonic() - started - loaded
+    size = (folder / "corpus.db").stat().st_size
+    marker.write_text(json.dumps({"norms": n_norms, "jurisdictions": JURISDICTIONS,
+                                  "load_s": round(loaded), "index_s": round(indexed),
+                                  "db_bytes": size}))
+    print(f"built {n_norms:,} norms in {loaded:,.0f} s + index {indexed:,.0f} s; "
+          f"database {size / 1e9:,.1f} GB", flush=True)
+    return folder
+
+
+def corpus_folder(n_norms: int) -> Path:
+    return OUT / f"explorer-{n_norms}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--norms", type=int, default=100_000)
+    args = parser.parse_args()
+    build(args.norms, corpus_folder(args.norms))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""`locleg search`, `locleg index` and `locleg serve`: thin commands over locleg.search and web."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from .cli import (
+    cli,
+    console,
+    corpus_option,
+    err_console,
+    opened,
+    print_json,
+    progress_bar,
+)
+from .config import corpus_path, read_settings
+from .search import SearchRequest, iter_matches, pending_changes, rebuild_index, refresh_index
+from .search import search as run_search
+from .search.engine import EXPORT_COLUMNS
+from .search.text import MARK_END, MARK_START
+from .store import Store
+
+# Below this many queued changes a search brings the index up to date first (seconds at most).
+REFRESH_BEFORE_SEARCH = 20_000
+
+
+def ensure_fresh(store: Store, quiet: bool = False) -> None:
+    """Index what changed since the last refresh, or say how far behind the index is."""
+    pending = pending_changes(store)
+    if not pending:
+        return
+    if pending <= REFRESH_BEFORE_SEARCH:
+        report = refresh_index(store)
+        if not quiet:
+            err_console.print(f"index: {report.norms:,} changed norms indexed first")
+    else:
+        err_console.print(f"[yellow]note:[/] the search index is {pending:,} changes behind: "
+                          "run `locleg index` (results may miss recent changes)")
+
+
+def _marked(fragment: str) -> str:
+    """Highlight markers as rich markup, everything else escaped."""
+    return escape(fragment).replace(MARK_START, "[bold yellow]").replace(MARK_END, "[/]")
+
+
+@click.command()
+@click.argument("query", required=False, default="")
+@click.option("--uf", multiple=True, help="Only this UF (repeat for several).")
+@click.option("--jurisdiction", "-j", multiple=True, metavar="IBGE_CODE",
+              help="Only this jurisdiction (repeat for several).")
+@click.option("--type", "types", multiple=True, help="LexML type: lei, decreto, ... (repeat).")
+@click.option("--year-from", type=int, help="First year.")
+@click.option("--year-to", type=int, help="Last year.")
+@click.option("--method", multiple=True, help="Extraction method: ocr, text, html, ... (repeat).")
+@click.option("--min-confidence", type=float, help="Lowest OCR confidence, 0..1.")
+@click.option("--text", "has_text", type=click.Choice(["yes", "no"]),
+              help="Only norms with (yes) or without (no) text.")
+@click.option("--sort", type=click.Choice(["relevance", "date"]), default="relevance",
+              show_default=True)
+@click.option("--limit", type=click.IntRange(1, 100), default=20, show_default=True,
+              help="Results shown (--csv and --jsonl give every match).")
+@click.option("--json", "as_json", is_flag=True, help="The result page as JSON (as the API).")
+@click.option("--jsonl", "as_jsonl", is_flag=True, help="Every match as JSON lines.")
+@click.option("--csv", "as_csv", is_flag=True, help="Every match as CSV.")
+@corpus_option
+def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_confidence,
+           has_text, sort, limit, as_json, as_jsonl, as_csv, corpus_dir: Path | None) -> None:
+    """Full-text search: words, "exact phrases", prefix*, AND / OR / NOT, accents ignored."""
+    params = {"q": [query], "uf": list(uf), "j": list(jurisdiction), "type": list(types),
+              "year_from": [str(year_from)] if year_from is not None else [],
+              "year_to": [str(year_to)] if year_to is not None else [],
+              "method": list(method),
+              "min_confidence": [str(min_confidence)] if min_confidence is not None else [],
+              "text": [has_text] if has_text else [], "sort": [sort], "limit": [str(limit)]}
+    request = SearchRequest.from_params(params)
+    with opened(corpus_dir) as corpus:
+        ensure_fresh(corpus.store, quiet=as_json or as_jsonl or as_csv)
+        if as_jsonl or as_csv:
+            rows = iter_matches(corpus.store, request)
+            if as_csv:
+                writer = csv.DictWriter(sys.stdout, fieldnames=EXPORT_COLUMNS)
+                writer.writeheader()
+                for row in rows:
+                    writer.writerow({k: (v.isoformat() if hasattr(v, "isoformat") else v)
+                                     for k, v in row.items()})
+            else:
+                for row in rows:
+                    click.echo(json.dumps(row, ensure_ascii=False, default=str))
+            return
+        result = run_search(corpus.store, request)
+    if as_json:
+        print_json({
+            "total": result.total, "total_exact": result.total_exact, "within": result.within,
+            "facets": {k: [{"value": v, "count": c} for v, c in items]
+                       for k, items in result.facets.items()},
+            "results": [{"norm_id": h.norm_id, "jurisdiction": {
+                "ibge_code": h.jurisdiction_code, "name": h.jurisdiction, "uf": h.uf},
+                "type_raw": h.type_raw, "type": h.type, "number": h.number, "year": h.year,
+                "date": h.date, "ementa": h.ementa, "ementa_html": str(h.ementa_html),
+                "snippet_html": str(h.snippet_html), "score": h.score} for h in result.hits],
+        })
+        return
+    if request.is_empty:
+        console.print('Give words to search, e.g. locleg search "moto-táxi" --uf BA')
+        return
+    if not result.hits:
+        console.print("No norm matches.")
+        return
+    for i, h in enumerate(result.hits, 1):
+        title = f"{h.type_raw or h.type or 'norma'} nº {h.number or 's/n'}" + (
+            f"/{h.year}" if h.year else "")
+        console.print(f"[bold]{i}. {escape(title)}[/] · {escape(h.jurisdiction)} ({h.uf})"
+                      + (f" · {h.date}" if h.date else "") + f"  [dim]norm {h.norm_id}[/]",
+                      highlight=False)
+        if h.ementa:
+            console.print("   " + _ementa_text(h), highlight=False)
+        snippet = " ".join(_snippet_text(h).split())
+        if snippet:
+            console.print(f"   [dim]…[/]{snippet}[dim]…[/]", highlight=False)
+    about = "" if result.total_exact else "about "
+    note = (f" (ranked among the {result.within:,} most recently added matches; "
+            "--sort date or --csv reach them all)") if result.within else ""
+    console.print(f"{about}{result.total:,} norms match{note}")
+
+
+def _ementa_text(hit) -> str:
+    return _marked(_unmark_html(str(hit.ementa_html)))
+
+
+def _snippet_text(hit) -> str:
+    return _marked(_unmark_html(str(hit.snippet_html)))
+
+
+def _unmark_html(html: str) -> str:
+    """Back from the page's HTML to plain text with highlight markers."""
+    from html import unescape
+
+    return unescape(html.replace("<mark>", MARK_START).replace("</mark>", MARK_END))
+
+
+@click.command()
+@click.option("--rebuild", is_flag=True, help="Drop the index and build it again from scratch.")
+@corpus_option
+def index(rebuild: bool, corpus_dir: Path | None) -> None:
+    """Bring the search index and the explorer's counts up to date."""
+    with opened(corpus_dir) as corpus, progress_bar("indexing", "norms") as (progress, task):
+        pending = pending_changes(corpus.store)
+
+        def on_progress(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        build = rebuild_index if rebuild else refresh_index
+        report = build(corpus.store, on_progress=on_progress)
+    if not rebuild and not pending:
+        console.print("The index is up to date.")
+        return
+    console.print(f"Indexed {report.norms:,} norms in {report.seconds:,.1f} s; counts of "
+                  f"{len(report.jurisdictions):,} jurisdictions updated")
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--refresh-every", default=30.0, show_default=True, type=float,
+              help="Seconds between index refreshes while serving (0: never).")
+@corpus_option
+def serve(host: str, port: int, refresh_every: float, corpus_dir: Path | None) -> None:
+    """Serve the explorer and its JSON API (read-only) over HTTP."""
+    import uvicorn
+
+    from .web import create_app
+
+    settings = read_settings(corpus_path(corpus_dir))
+    with opened(corpus_dir) as corpus:
+        pending = pending_changes(corpus.store)
+    if pending > REFRESH_BEFORE_SEARCH:
+        err_console.print(f"indexing {pending:,} changes before serving (`locleg index` does "
+                          "the same, with progress)")
+    app = create_app(settings, refresh_every=refresh_every)
+    shown = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/"
+    console.print(f"Serving {settings.folder} at [bold]{shown}[/] (Ctrl-C stops)")
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+
+
+for _command in (search, index, serve):
+    cli.add_command(_command)

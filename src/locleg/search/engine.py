@@ -1,0 +1,589 @@
+"""Running a search on either backend: bounded ranking, facets, snippets, keyset pages, export.
+
+At a million norms, touching every match of a common query (ranking it, counting it by
+group) is what costs, not finding the matches (reference/search.md). So a search ranks and
+counts facets within the CAP most recently added matches, counts the total exactly (on a
+second connection, meanwhile), and says when figures cover a bounded set; sorting by date
+and the export reach every match.
+
+Relevance on SQLite is not bm25(): FTS5 computes its IDF by reading every document of every
+query term, 50-100 ms per query at a million norms whatever the LIMIT (measured by
+bench/explorer_speed.py). It ranks norms whose ementa matches first, then those where the
+words stand together, then the newest, using index range scans only. PostgreSQL's ts_rank
+has no global statistics and ranks by weighted frequency (ementa weighs most).
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+import threading
+import weakref
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from datetime import date
+from operator import itemgetter
+
+from markupsafe import Markup, escape
+from sqlalchemy import bindparam, create_engine, text
+from sqlalchemy.engine import Connection, Engine
+
+from ..store import Store
+from .attributes import attributes_for
+from .query import (
+    All,
+    Node,
+    QueryError,
+    Word,
+    parse,
+    tags_to_fts5,
+    tags_to_tsquery,
+    to_fts5,
+    to_tsquery,
+)
+from .text import MARK_END, MARK_START, confidence_tag_for, decade_tag, type_tag
+
+# Ranking and facets cover at most this many matches: the most recently added ones.
+CAP = 5_000
+PAGE = 20
+UFS = ("AC", "AL", "AM", "AP", "BA", "CE", "DF", "ES", "GO", "MA", "MG", "MS", "MT", "PA",
+       "PB", "PE", "PI", "PR", "RJ", "RN", "RO", "RR", "RS", "SC", "SE", "SP", "TO")
+SORTS = ("relevance", "date")
+_SAFE_VALUE = re.compile(r"^[a-z][a-z0-9.]{0,63}$")
+_AFTER = re.compile(r"^([rd])(-?[0-9.e+-]+)_([0-9]+)$")
+_FTS_COLUMNS = "{ementa body extra}"
+MIN_YEAR, MAX_YEAR = 1500, 2200
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """What a user asked for: words and filters. Build it with from_params to validate."""
+
+    q: str = ""
+    ufs: tuple[str, ...] = ()
+    jurisdictions: tuple[int, ...] = ()
+    types: tuple[str, ...] = ()
+    year_from: int | None = None
+    year_to: int | None = None
+    methods: tuple[str, ...] = ()
+    min_confidence: float | None = None
+    has_text: bool | None = None
+    sort: str = "relevance"
+    after: str | None = None
+    limit: int = PAGE
+
+    @classmethod
+    def from_params(cls, params: dict[str, list[str]]) -> SearchRequest:
+        """From query-string style parameters (each a list); bad values raise QueryError."""
+
+        def one(name: str) -> str | None:
+            values = [v.strip() for v in params.get(name, []) if v and v.strip()]
+            return values[-1] if values else None
+
+        def many(name: str) -> list[str]:
+            return [v.strip() for v in params.get(name, []) if v and v.strip()]
+
+        ufs = []
+        for uf in many("uf"):
+            if uf.upper() not in UFS:
+                raise QueryError(f"unknown UF {uf!r}: use a two-letter code such as BA or SP")
+            ufs.append(uf.upper())
+        jurisdictions = []
+        for code in many("j"):
+            if not code.isdigit() or len(code) > 7:
+                raise QueryError(f"not an IBGE code: {code!r} (e.g. 2918407 for Juazeiro-BA)")
+            jurisdictions.append(int(code))
+        for name in ("type", "method"):
+            for value in many(name):
+                if not _SAFE_VALUE.match(value):
+                    raise QueryError(f"not a valid {name}: {value!r}")
+        years = []
+        for name in ("year_from", "year_to"):
+            value = one(name)
+            if value is None:
+                years.append(None)
+                continue
+            if not value.isdigit() or not MIN_YEAR <= int(value) <= MAX_YEAR:
+                raise QueryError(f"{name.replace('_', ' ')} must be a year such as 2011")
+            years.append(int(value))
+        if years[0] and years[1] and years[0] > years[1]:
+            raise QueryError("the year range is reversed: 'from' comes after 'to'")
+        confidence = one("min_confidence")
+        min_confidence = None
+        if confidence is not None:
+            try:
+                min_confidence = float(confidence)
+            except ValueError:
+                raise QueryError(
+                    "minimum confidence is a number between 0 and 1, e.g. 0.8") from None
+            if not 0 <= min_confidence <= 1:
+                raise QueryError("minimum confidence is a number between 0 and 1, e.g. 0.8")
+            min_confidence = min_confidence or None
+        has_text = {"yes": True, "no": False, None: None}.get(one("text"), "bad")
+        if has_text == "bad":
+            raise QueryError("text is 'yes' or 'no'")
+        sort = one("sort") or "relevance"
+        if sort not in SORTS:
+            raise QueryError("sort is 'relevance' or 'date'")
+        limit = one("limit")
+        if limit is not None and (not limit.isdigit() or not 1 <= int(limit) <= 100):
+            raise QueryError("limit is a number from 1 to 100")
+        request = cls(q=one("q") or "", ufs=tuple(ufs), jurisdictions=tuple(jurisdictions),
+                      types=tuple(many("type")), year_from=years[0], year_to=years[1],
+                      methods=tuple(many("method")), min_confidence=min_confidence,
+                      has_text=has_text, sort=sort, after=one("after"),
+                      limit=int(limit) if limit else PAGE)
+        request.after_key()  # validates the page token early
+        parse(request.q)  # validates the words early
+        return request
+
+    def to_params(self, **changes) -> list[tuple[str, str]]:
+        """Query-string pairs for this request (page token dropped unless changed)."""
+        r = replace(self, after=None) if "after" not in changes else self
+        r = replace(r, **changes)
+        pairs: list[tuple[str, str]] = []
+        if r.q:
+            pairs.append(("q", r.q))
+        pairs += [("uf", uf) for uf in r.ufs]
+        pairs += [("j", str(c)) for c in r.jurisdictions]
+        pairs += [("type", t) for t in r.types]
+        if r.year_from:
+            pairs.append(("year_from", str(r.year_from)))
+        if r.year_to:
+            pairs.append(("year_to", str(r.year_to)))
+        pairs += [("method", m) for m in r.methods]
+        if r.min_confidence:
+            pairs.append(("min_confidence", f"{r.min_confidence:g}"))
+        if r.has_text is not None:
+            pairs.append(("text", "yes" if r.has_text else "no"))
+        if r.sort != "relevance":
+            pairs.append(("sort", r.sort))
+        if r.limit != PAGE:
+            pairs.append(("limit", str(r.limit)))
+        if r.after:
+            pairs.append(("after", r.after))
+        return pairs
+
+    @property
+    def has_filters(self) -> bool:
+        return bool(self.ufs or self.jurisdictions or self.types or self.year_from
+                    or self.year_to or self.methods or self.min_confidence
+                    or self.has_text is not None)
+
+    @property
+    def is_empty(self) -> bool:
+        return parse(self.q) is None and not self.has_filters
+
+    def after_key(self) -> tuple[str, float, int] | None:
+        if not self.after:
+            return None
+        match = _AFTER.match(self.after)
+        if not match:
+            raise QueryError("this page link is damaged: start the search again")
+        try:
+            return match[1], float(match[2]), int(match[3])
+        except ValueError:
+            raise QueryError("this page link is damaged: start the search again") from None
+
+    def tag_groups(self) -> list[list[str]]:
+        groups: list[list[str]] = []
+        if self.ufs:
+            groups.append([f"uf_{uf.lower()}" for uf in self.ufs])
+        if self.jurisdictions:
+            groups.append([f"jur_{c}" for c in self.jurisdictions])
+        if self.types:
+            groups.append([f"type_{type_tag(t)}" for t in self.types])
+        if self.year_from or self.year_to:
+            groups.append(year_tags(self.year_from or MIN_YEAR,
+                                    self.year_to or date.today().year + 1))
+        if self.methods:
+            groups.append([f"method_{m}" for m in self.methods])
+        if self.has_text is not None:
+            groups.append(["text_yes" if self.has_text else "text_no"])
+        if self.min_confidence:
+            tag = confidence_tag_for(self.min_confidence)
+            if tag:
+                groups.append([tag])
+        return groups
+
+
+def year_tags(first: int, last: int) -> list[str]:
+    """A year range as few tags as possible: whole decades, then the years at either end."""
+    tags, year = [], max(first, MIN_YEAR)
+    last = min(last, MAX_YEAR)
+    while year <= last:
+        if year % 10 == 0 and year + 9 <= last:
+            tags.append(decade_tag(year))
+            year += 10
+        else:
+            tags.append(f"year_{year}")
+            year += 1
+    return tags
+
+
+@dataclass
+class Hit:
+    norm_id: int
+    score: float | None
+    jurisdiction_code: int
+    jurisdiction: str
+    uf: str
+    type_raw: str | None
+    type: str | None
+    number: str | None
+    year: int | None
+    date: date | None
+    ementa: str | None
+    ementa_html: Markup
+    snippet_html: Markup
+
+
+@dataclass
+class SearchResult:
+    request: SearchRequest
+    total: int = 0
+    total_exact: bool = True
+    within: int | None = None  # ranking and facets cover only this many matches
+    facets: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    hits: list[Hit] = field(default_factory=list)
+    next_after: str | None = None
+    jurisdiction_names: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def facets_exact(self) -> bool:
+        return self.within is None
+
+
+def marked(fragment: str | None) -> Markup:
+    """Escape text, then turn the highlight markers into <mark> elements."""
+    escaped = str(escape(fragment or ""))
+    return Markup(escaped.replace(MARK_START, "<mark>").replace(MARK_END, "</mark>"))
+
+
+class _Backend:
+    """The SQL of one backend: candidates, exact count, a date-ordered page, snippets."""
+
+    def __init__(self, node: Node | None, groups: list[list[str]]) -> None:
+        self.node = node
+        self.groups = groups
+
+
+class _SQLite(_Backend):
+    def expression(self) -> str:
+        parts = []
+        if self.node is not None:
+            parts.append(f"{_FTS_COLUMNS} : ({to_fts5(self.node)})")
+        if self.groups:
+            parts.append(tags_to_fts5(self.groups))
+        return " AND ".join(parts)
+
+    def params(self) -> dict:
+        return {"m": self.expression()}
+
+    def signals(self) -> list[tuple[int, str]]:
+        """Relevance signals as (weight, MATCH expression): the words in the ementa, and the
+        words next to each other. FTS5's bm25() would scan every document of every word to
+        weigh it (~50-100 ms per query at a million norms, whatever the LIMIT); these only
+        walk the candidates' range."""
+        if self.node is None:
+            return []
+        tags = (" AND " + tags_to_fts5(self.groups)) if self.groups else ""
+        found = [(2, f"{{ementa}} : ({to_fts5(self.node)}){tags}")]
+        words = self.node.items if isinstance(self.node, All) else ()
+        if 1 < len(words) <= 6 and all(isinstance(w, Word) and not w.prefix for w in words):
+            phrase = '"' + " ".join(w.raw for w in words) + '"'
+            found.append((1, f"{_FTS_COLUMNS} : ({phrase}){tags}"))
+        return found
+
+    def rank(self, conn: Connection, rows: list[tuple]) -> list[tuple]:
+        """Score = signals first, then the newest date: lower is better, as with bm25."""
+        if not rows or self.node is None:
+            return rows
+        lowest = min(r[_ID] for r in rows)
+        weight: dict[int, int] = {}
+        for w, expression in self.signals():
+            for (norm_id,) in _raw_rows(conn, "SELECT rowid FROM search_fts WHERE search_fts "
+                                              "MATCH :s AND rowid >= :lo",
+                                        {"s": expression, "lo": lowest}):
+                weight[norm_id] = weight.get(norm_id, 0) + w
+        return [(r[_ID], -float(weight.get(r[_ID], 0) * 100_000_000 + r[_DAY]), *r[2:])
+                for r in rows]
+
+    matches = "SELECT rowid FROM search_fts WHERE search_fts MATCH :m"
+    candidates = ("SELECT rowid, 0.0 FROM search_fts WHERE search_fts MATCH :m "
+                  "ORDER BY rowid DESC LIMIT :cap")
+    count = "SELECT count(*) FROM search_fts WHERE search_fts MATCH :m"
+    snippets = (
+        "SELECT rowid, highlight(search_fts, 0, :a, :b), "
+        "snippet(search_fts, 1, :a, :b, '…', 36) FROM search_fts "
+        "WHERE search_fts MATCH :m AND rowid IN :ids")
+    export = ("SELECT f.rowid FROM search_fts f WHERE search_fts MATCH :m "
+              "ORDER BY f.rowid DESC")
+
+
+class _PostgreSQL(_Backend):
+    def expression(self) -> str:
+        parts = []
+        if self.node is not None:
+            parts.append(to_tsquery(self.node))
+        if self.groups:
+            parts.append(tags_to_tsquery(self.groups))
+        return " & ".join(f"({p})" for p in parts)
+
+    def params(self) -> dict:
+        return {"m": self.expression()}
+
+    def rank(self, conn: Connection, rows: list[tuple]) -> list[tuple]:
+        return rows  # ts_rank, computed per row with the candidates: no global statistics
+
+    matches = "SELECT norm_id FROM search_fts WHERE tsv @@ CAST(:m AS tsquery)"
+    # Weights D (filter tags), C (joined compounds), B (text), A (ementa); negated so that
+    # lower is better, as with bm25.
+    candidates = (
+        "SELECT norm_id, -ts_rank('{0.0, 0.3, 0.4, 1.0}', tsv, CAST(:m AS tsquery)) "
+        "FROM search_fts WHERE tsv @@ CAST(:m AS tsquery) ORDER BY norm_id DESC LIMIT :cap")
+    count = "SELECT count(*) FROM search_fts WHERE tsv @@ CAST(:m AS tsquery)"
+    snippets = (
+        "SELECT norm_id, "
+        "ts_headline('locleg_fts', ementa, CAST(:m AS tsquery), "
+        "'HighlightAll=true, StartSel=' || :a || ', StopSel=' || :b), "
+        "ts_headline('locleg_fts', body, CAST(:m AS tsquery), "
+        "'MaxWords=36, MinWords=16, MaxFragments=2, FragmentDelimiter=\" … \", "
+        "StartSel=' || :a || ', StopSel=' || :b) "
+        "FROM search_fts WHERE norm_id IN :ids")
+    export = ("SELECT norm_id FROM search_fts WHERE tsv @@ CAST(:m AS tsquery) "
+              "ORDER BY norm_id DESC")
+
+
+def _backend(conn: Connection, request: SearchRequest) -> _Backend:
+    node = parse(request.q)
+    cls = _SQLite if conn.dialect.name == "sqlite" else _PostgreSQL
+    return cls(node, request.tag_groups())
+
+
+# Columns of a candidate row, as the candidates queries select them.
+_ID, _SCORE, _CODE, _UF, _TYPE, _YEAR, _DAY, _METHODS, _HAS_TEXT, _CONFIDENCE = range(10)
+
+
+def _raw_rows(conn: Connection, sql: str, params: dict) -> list[tuple]:
+    """Plain tuples from the driver: up to CAP rows per search, so no per-row objects."""
+    cursor = conn.connection.driver_connection.cursor()
+    try:
+        if conn.dialect.name != "sqlite":
+            sql = re.sub(r":(\w+)", r"%(\1)s", sql)
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
+def search(store: Store, request: SearchRequest, cap: int = CAP) -> SearchResult:
+    """One page of results with facets and snippets; see the module doc for the bounds."""
+    result = SearchResult(request)
+    if request.is_empty:
+        return result
+    after = request.after_key()
+    with store.engine.connect() as conn:
+        backend = _backend(conn, request)
+        params = backend.params()
+        attributes = attributes_for(store.engine)
+        attributes.update(conn)
+        found = _raw_rows(conn, backend.candidates, {**params, "cap": cap + 1})
+        bounded = len(found) > cap
+        rows = attributes.rows(conn, found[:cap])
+        # Counting every match walks whole posting lists: on another connection, meanwhile.
+        counting = _COUNTER.submit(_count, store, backend.count, params) if bounded else None
+        minimum = request.min_confidence
+        if minimum:
+            rows = [r for r in rows if r[_CONFIDENCE] is not None and r[_CONFIDENCE] >= minimum]
+        by_date = request.sort == "date" or backend.node is None
+        if not by_date:
+            rows = backend.rank(conn, rows)
+        if bounded:
+            result.within = cap
+            # The tag filter rounds a minimum confidence down to 5 %: the count may be a
+            # little high unless the minimum sits on a step.
+            result.total_exact = not minimum or round(minimum * 100, 6) % 5 == 0
+        else:
+            result.total = len(rows)
+        result.facets = _facets(rows)
+        wanted = request.limit + 1
+        if by_date and bounded:
+            page = _date_page(conn, backend, params, after, wanted, minimum)
+        else:
+            # Only the page is sorted out of the candidates: a heap, not a full sort, on the
+            # keyset order (value, -id) so that ties never depend on the database's order.
+            if by_date:
+                def key(r: tuple) -> tuple:
+                    return (-r[_DAY], -r[_ID])
+                start = None if after is None else (-after[1], -after[2])
+            else:
+                def key(r: tuple) -> tuple:
+                    return (r[_SCORE], -r[_ID])
+                start = None if after is None else (after[1], -after[2])
+            if start is not None:
+                rows = [r for r in rows if key(r) > start]
+            page = [(("d", r[_DAY], r[_ID]), None) if by_date else
+                    (("r", r[_SCORE], r[_ID]), r[_SCORE])
+                    for r in heapq.nsmallest(wanted, rows, key=key)]
+        more = len(page) > request.limit
+        page = page[:request.limit]
+        if more and page:
+            kind, value, norm_id = page[-1][0]
+            result.next_after = f"{kind}{value!r}_{norm_id}" if kind == "r" else \
+                f"{kind}{int(value)}_{norm_id}"
+        result.hits = _hits(conn, backend, params, [(k[2], score) for k, score in page])
+        codes = [int(v) for v, _ in result.facets.get("jurisdiction", [])]
+        result.jurisdiction_names = _names(conn, codes)
+    if counting is not None:
+        result.total = counting.result()
+    return result
+
+
+# Counts run on an engine of their own, with one connection per worker: a count never waits
+# for a connection held by the request that waits for it.
+_COUNT_WORKERS = 2
+_COUNTER = ThreadPoolExecutor(max_workers=_COUNT_WORKERS, thread_name_prefix="locleg-count")
+_COUNT_ENGINES: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()
+_COUNT_ENGINES_LOCK = threading.Lock()
+
+
+def _count_engine(engine: Engine) -> Engine:
+    with _COUNT_ENGINES_LOCK:
+        found = _COUNT_ENGINES.get(engine)
+        if found is None:
+            options = {"connect_args": {"timeout": 30}} if engine.dialect.name == "sqlite" \
+                else {"pool_pre_ping": True}
+            found = create_engine(engine.url, pool_size=_COUNT_WORKERS, max_overflow=0,
+                                  **options)
+            _COUNT_ENGINES[engine] = found
+        return found
+
+
+def _count(store: Store, sql: str, params: dict) -> int:
+    with _count_engine(store.engine).connect() as conn:
+        return conn.scalar(text(sql), params) or 0
+
+
+def _date_page(conn: Connection, backend: _Backend, params: dict, after, limit: int,
+               minimum: float | None) -> list:
+    """Newest first over every match (not only the bounded set), by keyset on (day, id)."""
+    sql = (f"SELECT s.norm_id, s.day FROM search_norm s WHERE s.norm_id IN ({backend.matches})")
+    args = dict(params)
+    if after is not None:
+        sql += " AND (s.day < :day OR (s.day = :day AND s.norm_id < :id))"
+        args.update(day=int(after[1]), id=after[2])
+    if minimum:
+        sql += " AND s.confidence >= :minimum"
+        args["minimum"] = minimum
+    sql += " ORDER BY s.day DESC, s.norm_id DESC LIMIT :limit"
+    args["limit"] = limit
+    return [(("d", day, norm_id), None) for norm_id, day in conn.execute(text(sql), args)]
+
+
+def _facets(rows: list[tuple]) -> dict[str, list[tuple[str, int]]]:
+    """Counts per facet value, with the counting done by Counter in C over whole columns."""
+    if not rows:
+        return {name: [] for name in ("uf", "jurisdiction", "type", "year", "method", "text")}
+    def column(index: int) -> Counter:
+        return Counter(map(itemgetter(index), rows))
+
+    methods: Counter = Counter()
+    for value, count in column(_METHODS).items():
+        for method in (value or "").split() or ["none"]:
+            methods[method] += count
+    text_counts = column(_HAS_TEXT)
+    years = column(_YEAR)
+    facets = {
+        "uf": column(_UF).most_common(20),
+        "jurisdiction": [(str(c), n) for c, n in column(_CODE).most_common(20)],
+        "type": column(_TYPE).most_common(20),
+        "year": sorted(((str(y) if y else "none", n) for y, n in years.items()),
+                       reverse=True)[:40],
+        "method": methods.most_common(20),
+        "text": [(("yes" if bool(v) else "no"), n) for v, n in text_counts.most_common()],
+    }
+    return facets
+
+
+def _names(conn: Connection, codes: list[int]) -> dict[int, str]:
+    if not codes:
+        return {}
+    rows = conn.execute(
+        text("SELECT ibge_code, name, uf FROM jurisdiction WHERE ibge_code IN :codes")
+        .bindparams(bindparam("codes", expanding=True)), {"codes": codes})
+    return {code: f"{name} ({uf})" for code, name, uf in rows}
+
+
+_HIT_COLUMNS = (
+    "SELECT n.id, n.jurisdiction_code, j.name, j.uf, n.type_raw, n.type_normalized, n.number, "
+    "n.year, n.date, n.ementa FROM norm n JOIN jurisdiction j ON j.ibge_code = n.jurisdiction_code "
+    "WHERE n.id IN :ids")
+
+
+def _hits(conn: Connection, backend: _Backend, params: dict,
+          page: list[tuple[int, float | None]]) -> list[Hit]:
+    if not page:
+        return []
+    ids = [norm_id for norm_id, _ in page]
+    meta = {r[0]: r for r in conn.execute(
+        text(_HIT_COLUMNS).bindparams(bindparam("ids", expanding=True)), {"ids": ids})}
+    snippets = {r[0]: (r[1], r[2]) for r in conn.execute(
+        text(backend.snippets).bindparams(bindparam("ids", expanding=True)),
+        {**params, "ids": ids, "a": MARK_START, "b": MARK_END})}
+    hits = []
+    for norm_id, score in page:
+        m = meta.get(norm_id)
+        if m is None:  # the norm vanished between two statements
+            continue
+        ementa_marked, body_marked = snippets.get(norm_id, (None, None))
+        hits.append(Hit(
+            norm_id=norm_id, score=score, jurisdiction_code=m.jurisdiction_code,
+            jurisdiction=m.name, uf=m.uf, type_raw=m.type_raw, type=m.type_normalized,
+            number=m.number, year=m.year, date=_as_date(m.date), ementa=m.ementa,
+            ementa_html=marked(ementa_marked) if ementa_marked else marked(m.ementa),
+            snippet_html=marked(body_marked),
+        ))
+    return hits
+
+
+def _as_date(value) -> date | None:
+    if value is None or isinstance(value, date):
+        return value
+    return date.fromisoformat(str(value))
+
+
+EXPORT_COLUMNS = ("norm_id", "jurisdiction_code", "uf", "jurisdiction", "type_raw", "type",
+                  "number", "year", "date", "ementa", "source_url")
+
+
+def iter_matches(store: Store, request: SearchRequest, chunk: int = 1000) -> Iterator[dict]:
+    """Every match of a search, newest added first, streamed: the export behind a result page."""
+    if request.is_empty:
+        return
+    minimum = request.min_confidence
+    with store.engine.connect() as conn:
+        backend = _backend(conn, request)
+        ids_stream = conn.execution_options(yield_per=chunk).execute(
+            text(backend.export), backend.params())
+        for part in ids_stream.partitions():
+            ids = [r[0] for r in part]
+            with store.engine.connect() as meta_conn:
+                rows = meta_conn.execute(
+                    text(
+                        "SELECT n.id, n.jurisdiction_code, j.uf, j.name, n.type_raw, "
+                        "n.type_normalized, n.number, n.year, n.date, n.ementa, n.url, "
+                        "s.confidence FROM norm n "
+                        "JOIN jurisdiction j ON j.ibge_code = n.jurisdiction_code "
+                        "LEFT JOIN search_norm s ON s.norm_id = n.id WHERE n.id IN :ids"
+                    ).bindparams(bindparam("ids", expanding=True)), {"ids": ids}).all()
+            by_id = {r[0]: r for r in rows}
+            for norm_id in ids:
+                r = by_id.get(norm_id)
+                if r is None or (minimum and (r.confidence is None or r.confidence < minimum)):
+                    continue
+                yield dict(zip(EXPORT_COLUMNS, (
+                    r.id, r.jurisdiction_code, r.uf, r.name, r.type_raw, r.type_normalized,
+                    r.number, r.year, _as_date(r.date), r.ementa, r.url), strict=True))

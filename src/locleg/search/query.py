@@ -1,0 +1,289 @@
+"""The search language users type, parsed once and compiled for FTS5 and for PostgreSQL.
+
+    moto taxi              both words (AND is implied)
+    "moto táxi"            the exact phrase
+    tax*                   a prefix
+    táxi OR ônibus         either
+    táxi NOT moto, -moto   exclusion
+    (a OR b) c             grouping
+
+Accents and case never matter. A hyphenated word (moto-táxi) matches the phrase of its parts
+or the joined word (mototáxi). Anything malformed raises QueryError with a message fit to show.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import UserError
+from ..jurisdictions import fold
+from .text import _WORD
+
+MAX_LENGTH = 500
+MAX_WORDS = 32
+MIN_PREFIX = 2
+# FTS operators with no meaning here: a chunk made only of them is a mistake worth saying.
+_SYNTAX_ONLY = re.compile(r"^[\^:{}+*]+$")
+_JOINERS = re.compile(r"^[-\u2010\u2011]$")
+
+
+class QueryError(UserError):
+    """A search query that cannot be understood; the message says why and how to fix it."""
+
+
+@dataclass(frozen=True)
+class Word:
+    raw: str  # as typed (letters and digits only), handed to FTS5's own tokenizer
+    folded: str  # lowercase without accents, the lexeme PostgreSQL stores
+    prefix: bool = False
+
+
+@dataclass(frozen=True)
+class Phrase:
+    words: tuple[Word, ...]
+
+
+@dataclass(frozen=True)
+class Any_:
+    items: tuple
+
+
+@dataclass(frozen=True)
+class All:
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Except:
+    include: object
+    exclude: object
+
+
+Node = Word | Phrase | Any_ | All | Except
+
+
+# -- lexing --------------------------------------------------------------------------------
+
+_OPERATORS = {"AND", "OR", "NOT"}
+
+
+def _chunk_node(chunk: str, quoted: bool) -> Node | None:
+    """One whitespace-free chunk (or a quoted phrase) as a node; None when it has no words."""
+    prefix = False
+    if chunk.endswith("*"):
+        prefix = True
+        chunk = chunk.rstrip("*")
+    if "*" in chunk:
+        raise QueryError("'*' goes at the end of a word, for a prefix search: tax*")
+    parts = _WORD.findall(chunk)
+    if not parts:
+        if prefix or (not quoted and _SYNTAX_ONLY.match(chunk)):
+            shown = chunk + ("*" if prefix else "")
+            raise QueryError(f"{shown!r} is not a search operator here: use quotes for an exact "
+                             "phrase, * after a word for a prefix, and AND, OR, NOT")
+        return None
+    if prefix and len(parts[-1]) < MIN_PREFIX:
+        raise QueryError(f"a prefix needs at least {MIN_PREFIX} letters: {parts[-1]}*")
+    words = tuple(Word(p, fold(p), prefix and i == len(parts) - 1) for i, p in enumerate(parts))
+    if len(words) == 1:
+        return words[0]
+    phrase = Phrase(words)
+    if quoted:
+        return phrase
+    separators = re.split(r"[^\W_]+", chunk)[1:-1]
+    digits = all(p.isdigit() for p in parts)
+    if all(_JOINERS.match(s) for s in separators) or (digits and set(separators) == {"."}):
+        joined = "".join(p for p in parts)
+        return Any_((phrase, Word(joined, fold(joined), prefix)))
+    return phrase
+
+
+def _lex(text: str) -> list[tuple[str, object]]:
+    tokens: list[tuple[str, object]] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c.isspace():
+            i += 1
+        elif c in "()":
+            tokens.append((c, None))
+            i += 1
+        elif c == '"':
+            end = text.find('"', i + 1)
+            if end < 0:
+                raise QueryError("a quote is not closed: put phrases between two \" marks")
+            inner = text[i + 1:end]
+            i = end + 1
+            if i < n and text[i] == "*":
+                inner += "*"
+                i += 1
+            node = _chunk_node(inner.strip(), quoted=True) if inner.strip() else None
+            if node is not None:
+                tokens.append(("term", node))
+        else:
+            j = i
+            while j < n and not text[j].isspace() and text[j] not in '()"':
+                j += 1
+            chunk = text[i:j]
+            i = j
+            if chunk in _OPERATORS:
+                tokens.append((chunk, None))
+                continue
+            negated = chunk.startswith("-") and len(chunk) > 1
+            node = _chunk_node(chunk[1:] if negated else chunk, quoted=False)
+            if node is not None:
+                if negated:
+                    tokens.append(("NOT", None))
+                tokens.append(("term", node))
+    return tokens
+
+
+# -- parsing -------------------------------------------------------------------------------
+
+
+class _Parser:
+    def __init__(self, tokens: list[tuple[str, object]]) -> None:
+        self.tokens = tokens
+        self.i = 0
+
+    def peek(self) -> str | None:
+        return self.tokens[self.i][0] if self.i < len(self.tokens) else None
+
+    def take(self) -> tuple[str, object]:
+        token = self.tokens[self.i]
+        self.i += 1
+        return token
+
+    def parse(self) -> Node:
+        node = self.any_()
+        if self.peek() is not None:
+            kind = self.peek()
+            if kind == ")":
+                raise QueryError("a ')' has no matching '('")
+            raise QueryError(f"unexpected {kind}")
+        return node
+
+    def any_(self) -> Node:
+        items = [self.all_()]
+        while self.peek() == "OR":
+            self.take()
+            if self.peek() in (None, ")", "OR", "AND"):
+                raise QueryError("OR needs a word on each side: táxi OR ônibus")
+            items.append(self.all_())
+        return items[0] if len(items) == 1 else Any_(tuple(items))
+
+    def all_(self) -> Node:
+        include: list[Node] = []
+        exclude: list[Node] = []
+        while self.peek() not in (None, ")", "OR"):
+            if self.peek() == "AND":
+                self.take()
+                if not (include or exclude) or self.peek() in (None, ")", "OR", "AND"):
+                    raise QueryError("AND needs a word on each side: moto AND táxi")
+                continue
+            if self.peek() == "NOT":
+                self.take()
+                if self.peek() in (None, ")", "OR", "AND", "NOT"):
+                    raise QueryError("NOT needs a word after it: táxi NOT moto")
+                exclude.append(self.primary())
+            else:
+                include.append(self.primary())
+        if not include:
+            if exclude:
+                raise QueryError("NOT needs something to exclude from: táxi NOT moto")
+            kind = self.peek()
+            if kind == "OR":
+                raise QueryError("OR needs a word on each side: táxi OR ônibus")
+            raise QueryError("empty parentheses or nothing to search for")
+        node: Node = include[0] if len(include) == 1 else All(tuple(include))
+        if exclude:
+            node = Except(node, exclude[0] if len(exclude) == 1 else Any_(tuple(exclude)))
+        return node
+
+    def primary(self) -> Node:
+        kind, value = self.take()
+        if kind == "(":
+            node = self.any_()
+            if self.peek() != ")":
+                raise QueryError("a '(' is not closed")
+            self.take()
+            return node
+        if kind == "term":
+            return value  # type: ignore[return-value]
+        raise QueryError(f"unexpected {kind}")
+
+
+def parse(text: str | None) -> Node | None:
+    """The query as a tree; None when it holds no words at all (an empty search)."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    if len(text) > MAX_LENGTH:
+        raise QueryError(f"the query is too long (at most {MAX_LENGTH} characters)")
+    tokens = _lex(text)
+    if not tokens:
+        return None
+    if sum(1 for kind, _ in tokens if kind == "term") > MAX_WORDS:
+        raise QueryError(f"too many words (at most {MAX_WORDS})")
+    if not any(kind == "term" for kind, _ in tokens):
+        if any(kind in _OPERATORS for kind, _ in tokens):
+            raise QueryError("AND, OR and NOT need words to work on: moto AND táxi")
+        raise QueryError("nothing to search for: empty parentheses or punctuation only")
+    return _Parser(tokens).parse()
+
+
+def words_of(node: Node | None) -> list[Word]:
+    """Every word of the query, for highlighting and for showing what was searched."""
+    if node is None:
+        return []
+    if isinstance(node, Word):
+        return [node]
+    if isinstance(node, Phrase):
+        return list(node.words)
+    if isinstance(node, Except):
+        return words_of(node.include)
+    return [w for item in node.items for w in words_of(item)]
+
+
+# -- compiling -----------------------------------------------------------------------------
+
+
+def to_fts5(node: Node) -> str:
+    """An FTS5 expression; every word is a quoted string that FTS5 tokenizes like the text."""
+    if isinstance(node, Word):
+        return f'"{node.raw}"' + ("*" if node.prefix else "")
+    if isinstance(node, Phrase):
+        return '"' + " ".join(w.raw for w in node.words) + '"' + (
+            "*" if node.words[-1].prefix else "")
+    if isinstance(node, Any_):
+        return "(" + " OR ".join(to_fts5(i) for i in node.items) + ")"
+    if isinstance(node, All):
+        return "(" + " AND ".join(to_fts5(i) for i in node.items) + ")"
+    return f"({to_fts5(node.include)} NOT {to_fts5(node.exclude)})"
+
+
+def _lexeme(word: str) -> str:
+    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def to_tsquery(node: Node) -> str:
+    """A tsquery literal of folded lexemes, cast as is (no parser, no dictionary)."""
+    if isinstance(node, Word):
+        return _lexeme(node.folded) + (":*" if node.prefix else "")
+    if isinstance(node, Phrase):
+        return "(" + " <-> ".join(to_tsquery(w) for w in node.words) + ")"
+    if isinstance(node, Any_):
+        return "(" + " | ".join(to_tsquery(i) for i in node.items) + ")"
+    if isinstance(node, All):
+        return "(" + " & ".join(to_tsquery(i) for i in node.items) + ")"
+    return f"({to_tsquery(node.include)} & !{to_tsquery(node.exclude)})"
+
+
+def tags_to_fts5(groups: list[list[str]]) -> str:
+    """Filter tags: OR inside a group, AND between groups, only in the tags column."""
+    return " AND ".join("tags : (" + " OR ".join(group) + ")" for group in groups)
+
+
+def tags_to_tsquery(groups: list[list[str]]) -> str:
+    return " & ".join("(" + " | ".join(_lexeme(t) for t in group) + ")" for group in groups)

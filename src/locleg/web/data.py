@@ -1,0 +1,642 @@
+"""The explorer's reads: each function returns the JSON-ready data of one page.
+
+Counts that do not depend on a query come from the precomputed search_place and
+search_facet tables; lists are paged by key (never OFFSET); nothing here writes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from functools import lru_cache
+
+from sqlalchemy import Select, and_, case, func, or_, select
+from sqlalchemy.engine import Connection
+
+from ..enrich.urn import norm_urn
+from ..search.engine import UFS
+from ..store import Store, metadata
+from ..store.schema import document, extraction, jurisdiction, norm, page, source, version
+from ..store.search_schema import search_facet, search_norm, search_place, search_queue
+
+LIST_PAGE = 25
+NORM_PAGES_SHOWN = 60  # pages of text shown per document on a norm page
+DOCUMENT_PAGES = 50  # pages of text per document page
+FACET_BOUND = 20_000  # filtered jurisdiction facets are counted over at most this many norms
+FAILURES_PAGE = 50
+SOURCES_PAGE = 200
+_AFTER = re.compile(r"^(\d{1,8})_(\d{1,12})$")
+STATUSES = ("pending", "extracted", "empty", "failed")
+FACETS = ("type", "year", "method", "text")
+
+
+class NotFound(Exception):
+    """An id that names nothing: the explorer answers 404."""
+
+
+class BadRequest(Exception):
+    """A parameter the explorer cannot use: the explorer answers 400 with this message."""
+
+
+def _int_id(value: str | int, what: str) -> int:
+    text = str(value)
+    if not text.isdigit() or len(text) > 12:
+        raise NotFound(f"no {what} {value!r}")
+    return int(text)
+
+
+def day_date(day: int) -> str | None:
+    """The display form of a sort key: 2011-06-27, 2011 or None."""
+    if not day:
+        return None
+    year, month, dom = day // 10000, day // 100 % 100, day % 100
+    return f"{year:04d}-{month:02d}-{dom:02d}" if month else f"{year:04d}"
+
+
+# -- shared pieces --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Places:
+    """The static jurisdiction list: UF names and municipality counts, loaded once."""
+
+    uf_names: dict[str, str]
+    uf_codes: dict[str, int]
+    municipalities: dict[str, int]
+    total: int
+
+
+@lru_cache(maxsize=8)
+def places(store: Store) -> Places:
+    """Cached per store: the IBGE list never changes while a server runs."""
+    with store.engine.connect() as conn:
+        names, codes, counts, total = {}, {}, Counter(), 0
+        for code, level, uf, name in conn.execute(
+            select(jurisdiction.c.ibge_code, jurisdiction.c.level, jurisdiction.c.uf,
+                   jurisdiction.c.name)
+        ):
+            total += 1
+            if level == "municipal":
+                counts[uf] += 1
+            else:
+                names[uf], codes[uf] = name, code
+    return Places(names, codes, dict(counts), total)
+
+
+def _norm_summary(row) -> dict:
+    return {
+        "id": row.id, "jurisdiction_code": row.jurisdiction_code,
+        "jurisdiction": row.name, "uf": row.uf, "type_raw": row.type_raw,
+        "type": row.type_normalized, "number": row.number, "year": row.year,
+        "date": _as_date(row.date), "ementa": row.ementa,
+    }
+
+
+def _summary_query() -> Select:
+    return (select(norm.c.id, norm.c.jurisdiction_code, jurisdiction.c.name, jurisdiction.c.uf,
+                   norm.c.type_raw, norm.c.type_normalized, norm.c.number, norm.c.year,
+                   norm.c.date, norm.c.ementa, norm.c.removed_at)
+            .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code))
+
+
+def _as_date(value) -> date | None:
+    if value is None or isinstance(value, date):
+        return value
+    return date.fromisoformat(str(value))
+
+
+def _sum_places(conn: Connection, *where) -> dict:
+    columns = ("norms", "removed", "with_text", "documents", "fetched", *STATUSES, "pages")
+    row = conn.execute(
+        select(func.count(), *[func.coalesce(func.sum(search_place.c[c]), 0) for c in columns])
+        .where(*where)
+    ).one()
+    return {"jurisdictions": int(row[0]), **{c: int(v) for c, v in zip(columns, row[1:],
+                                                                        strict=True)}}
+
+
+def _sources_of(conn: Connection, codes: list[int]) -> dict[int, list[dict]]:
+    found: dict[int, list[dict]] = {}
+    if not codes:
+        return found
+    for r in conn.execute(select(source).where(source.c.jurisdiction_code.in_(codes))
+                          .order_by(source.c.id)).mappings():
+        found.setdefault(r["jurisdiction_code"], []).append(source_view(r))
+    return found
+
+
+def source_view(r) -> dict:
+    now = datetime.now(UTC)
+    if r["last_run_at"] is None:
+        health = "never run"
+    elif r["last_error"]:
+        health = "failing"
+    else:
+        health = "ok"
+    due = r["next_due_at"]
+    if due is not None and due.tzinfo is None:
+        due = due.replace(tzinfo=UTC)
+    return {
+        "id": r["id"], "jurisdiction_code": r["jurisdiction_code"], "platform": r["platform"],
+        "base_url": r["base_url"], "created_at": r["created_at"],
+        "last_run_at": r["last_run_at"], "last_success_at": r["last_success_at"],
+        "last_error": r["last_error"], "next_due_at": r["next_due_at"],
+        "health": health, "overdue": bool(due and due < now),
+    }
+
+
+def pending_changes(conn: Connection) -> int:
+    return conn.scalar(select(func.count()).select_from(search_queue)) or 0
+
+
+# -- home -----------------------------------------------------------------------------------
+
+
+def home(store: Store) -> dict:
+    p = places(store)
+    with store.engine.connect() as conn:
+        totals = _sum_places(conn)
+        covered_municipal = Counter()
+        per_uf: dict[str, dict] = {uf: {"norms": 0, "documents": 0, "pages": 0,
+                                        "extracted": 0} for uf in UFS}
+        for uf, code, norms, documents, pages, extracted in conn.execute(
+            select(search_place.c.uf, search_place.c.jurisdiction_code, search_place.c.norms,
+                   search_place.c.documents, search_place.c.pages, search_place.c.extracted)
+        ):
+            entry = per_uf.setdefault(uf, {"norms": 0, "documents": 0, "pages": 0,
+                                           "extracted": 0})
+            entry["norms"] += norms
+            entry["documents"] += documents
+            entry["pages"] += pages
+            entry["extracted"] += extracted
+            if code >= 100:
+                covered_municipal[uf] += 1
+        latest = [_norm_summary(r) for r in conn.execute(
+            _summary_query().order_by(norm.c.id.desc()).limit(10))]
+        pending = pending_changes(conn)
+    ufs = [{
+        "uf": uf, "name": p.uf_names.get(uf, uf), "municipalities": p.municipalities.get(uf, 0),
+        "municipalities_covered": covered_municipal[uf], **per_uf[uf],
+    } for uf in UFS]
+    return {
+        "corpus": {**totals, "jurisdictions_covered": totals["jurisdictions"],
+                   "jurisdictions_total": p.total},
+        "ufs": ufs,
+        "latest": latest,
+        "index": {"pending": pending},
+    }
+
+
+# -- UF -------------------------------------------------------------------------------------
+
+
+def uf_page(store: Store, uf: str) -> dict:
+    uf = uf.upper()
+    p = places(store)
+    if uf not in p.uf_codes:
+        raise NotFound(f"no federative unit {uf!r}: use a code such as BA or SP")
+    state_code = p.uf_codes[uf]
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(jurisdiction.c.ibge_code, jurisdiction.c.name, jurisdiction.c.level,
+                   search_place)
+            .outerjoin(search_place,
+                       search_place.c.jurisdiction_code == jurisdiction.c.ibge_code)
+            .where(jurisdiction.c.uf == uf)
+            .order_by(jurisdiction.c.level.desc(), jurisdiction.c.name_folded)
+        ).mappings().all()
+        sources = _sources_of(conn, [r["ibge_code"] for r in rows if r["norms"]])
+        totals = _sum_places(conn, search_place.c.uf == uf)
+        state_norms = _listing(conn, state_code, {}, None, 10)
+    municipalities, state = [], None
+    for r in rows:
+        entry = {
+            "ibge_code": r["ibge_code"], "name": r["name"], "level": r["level"],
+            **{k: int(r[k] or 0) for k in ("norms", "documents", "fetched", "with_text",
+                                            *STATUSES, "pages")},
+            "sources": sources.get(r["ibge_code"], []),
+        }
+        if r["level"] == "municipal":
+            municipalities.append(entry)
+        else:
+            state = entry
+    covered = sum(1 for m in municipalities if m["norms"])
+    return {
+        "uf": {"code": uf, "name": p.uf_names[uf], "ibge_code": state_code},
+        "totals": {**totals, "municipalities": len(municipalities),
+                   "municipalities_covered": covered},
+        "state": state,
+        "state_norms": state_norms["norms"],
+        "municipalities": municipalities,
+    }
+
+
+# -- jurisdiction ---------------------------------------------------------------------------
+
+
+def parse_listing_filters(params: dict[str, list[str]]) -> dict[str, str]:
+    filters = {}
+    for name in FACETS:
+        values = [v for v in params.get(name, []) if v]
+        if not values:
+            continue
+        value = values[-1]
+        if not re.fullmatch(r"[a-z0-9.]{1,64}", value):
+            raise BadRequest(f"not a valid {name}: {value!r}")
+        if name == "text" and value not in ("yes", "no"):
+            raise BadRequest("text is 'yes' or 'no'")
+        filters[name] = value
+    return filters
+
+
+def parse_after(after: str | None) -> tuple[int, int] | None:
+    if not after:
+        return None
+    match = _AFTER.match(after)
+    if not match:
+        raise BadRequest("this page link is damaged: start from the first page")
+    return int(match[1]), int(match[2])
+
+
+def _filter_clauses(filters: dict[str, str]) -> list:
+    clauses = []
+    if "type" in filters:
+        clauses.append(search_norm.c.type == filters["type"])
+    if "year" in filters:
+        year = filters["year"]
+        clauses.append(search_norm.c.year.is_(None) if year == "none"
+                       else search_norm.c.year == (int(year) if year.isdigit() else -1))
+    if "method" in filters:
+        method = filters["method"]
+        clauses.append(search_norm.c.methods == "" if method == "none" else
+                       (" " + search_norm.c.methods + " ").like(f"% {method} %"))
+    if "text" in filters:
+        clauses.append(search_norm.c.has_text.is_(filters["text"] == "yes"))
+    return clauses
+
+
+def _listing(conn: Connection, code: int, filters: dict[str, str],
+             after: tuple[int, int] | None, limit: int) -> dict:
+    """Norms of a jurisdiction, newest first, one keyset page."""
+    query = (
+        select(search_norm.c.norm_id, search_norm.c.day, search_norm.c.methods,
+               search_norm.c.has_text, search_norm.c.confidence, search_norm.c.documents,
+               search_norm.c.pages)
+        .where(search_norm.c.jurisdiction_code == code, *_filter_clauses(filters))
+        .order_by(search_norm.c.day.desc(), search_norm.c.norm_id.desc())
+        .limit(limit + 1)
+    )
+    if after is not None:
+        day, norm_id = after
+        query = query.where(or_(search_norm.c.day < day,
+                                and_(search_norm.c.day == day, search_norm.c.norm_id < norm_id)))
+    rows = conn.execute(query).all()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    meta = {r.id: r for r in conn.execute(
+        _summary_query().where(norm.c.id.in_([r.norm_id for r in rows])))}
+    norms = []
+    for r in rows:
+        m = meta.get(r.norm_id)
+        if m is None:
+            continue
+        norms.append({**_norm_summary(m), "removed": m.removed_at is not None,
+                      "methods": r.methods.split(), "has_text": bool(r.has_text),
+                      "confidence": r.confidence, "documents": r.documents, "pages": r.pages})
+    next_after = f"{rows[-1].day}_{rows[-1].norm_id}" if more and rows else None
+    return {"norms": norms, "next_after": next_after}
+
+
+def jurisdiction_page(store: Store, code_text: str, filters: dict[str, str],
+                      after: tuple[int, int] | None) -> dict:
+    code = _int_id(code_text, "jurisdiction")
+    p = places(store)
+    with store.engine.connect() as conn:
+        j = conn.execute(select(jurisdiction).where(jurisdiction.c.ibge_code == code)
+                         ).mappings().first()
+        if j is None:
+            raise NotFound(f"no jurisdiction with IBGE code {code}")
+        counts = _sum_places(conn, search_place.c.jurisdiction_code == code)
+        exact = True
+        if filters:
+            facets, exact = _live_facets(conn, code, filters)
+        else:
+            facets = _stored_facets(conn, f"j:{code}")
+        listing = _listing(conn, code, filters, after, LIST_PAGE)
+        sources = _sources_of(conn, [code]).get(code, [])
+        pending = pending_changes(conn)
+    return {
+        "jurisdiction": {"ibge_code": j["ibge_code"], "name": j["name"], "uf": j["uf"],
+                         "uf_name": p.uf_names.get(j["uf"], j["uf"]), "level": j["level"],
+                         "lexml_label": j["lexml_label"]},
+        "counts": counts,
+        "filters": filters,
+        "facets": facets,
+        "facets_exact": exact,
+        "norms": listing["norms"],
+        "next_after": listing["next_after"],
+        "sources": sources,
+        "index": {"pending": pending},
+    }
+
+
+def _stored_facets(conn: Connection, scope: str) -> dict[str, list[dict]]:
+    found: dict[str, Counter] = {f: Counter() for f in FACETS}
+    for facet, value, count in conn.execute(
+        select(search_facet.c.facet, search_facet.c.value, search_facet.c.count)
+        .where(search_facet.c.scope == scope, search_facet.c.facet.in_(FACETS))
+    ):
+        found[facet][value] = count
+    return _facet_lists(found)
+
+
+def _live_facets(conn: Connection, code: int, filters: dict[str, str]
+                 ) -> tuple[dict[str, list[dict]], bool]:
+    rows = conn.execute(
+        select(search_norm.c.type, search_norm.c.year, search_norm.c.methods,
+               search_norm.c.has_text)
+        .where(search_norm.c.jurisdiction_code == code, *_filter_clauses(filters))
+        .limit(FACET_BOUND + 1)
+    ).all()
+    exact = len(rows) <= FACET_BOUND
+    found: dict[str, Counter] = {f: Counter() for f in FACETS}
+    for type_, year, methods, has_text in rows[:FACET_BOUND]:
+        found["type"][type_] += 1
+        found["year"][str(year) if year else "none"] += 1
+        for method in methods.split() or ["none"]:
+            found["method"][method] += 1
+        found["text"]["yes" if has_text else "no"] += 1
+    return _facet_lists(found), exact
+
+
+def _facet_lists(found: dict[str, Counter]) -> dict[str, list[dict]]:
+    lists = {}
+    for facet, counter in found.items():
+        if facet == "year":
+            items = sorted(counter.items(), key=lambda kv: kv[0], reverse=True)
+        else:
+            items = counter.most_common()
+        lists[facet] = [{"value": v, "count": int(c)} for v, c in items]
+    return lists
+
+
+# -- norm -----------------------------------------------------------------------------------
+
+
+def _extraction_view(r) -> dict | None:
+    if r is None or r["status"] is None:
+        return None
+    return {k: r[k] for k in ("status", "method", "backend", "backend_version", "confidence",
+                              "pages", "chars", "error", "detail", "duration_s",
+                              "extracted_at")}
+
+
+def _relations(conn: Connection, norm_id: int) -> list[dict]:
+    relation = metadata.tables.get("sapl_relation")
+    if relation is None:
+        return []
+    other = norm.alias("other")
+    found = []
+    for direction, here, there, label_column, native in (
+        ("active", relation.c.norm_id, relation.c.related_norm_id,
+         relation.c.descricao_ativa, relation.c.related_native_id),
+        ("passive", relation.c.related_norm_id, relation.c.norm_id,
+         relation.c.descricao_passiva, relation.c.norm_native_id),
+    ):
+        query = (
+            select(relation.c.tipo_sigla, label_column.label("label"), native.label("native"),
+                   there.label("other_id"), other.c.type_raw, other.c.number, other.c.year,
+                   other.c.ementa, relation.c.resumo)
+            .outerjoin(other, other.c.id == there)
+            .where(here == norm_id, relation.c.removed_at.is_(None))
+            .order_by(relation.c.native_id)
+        )
+        for r in conn.execute(query).mappings():
+            found.append({
+                "direction": direction, "kind": r["tipo_sigla"], "label": r["label"],
+                "norm_id": r["other_id"], "native_id": r["native"], "type_raw": r["type_raw"],
+                "number": r["number"], "year": r["year"], "ementa": r["ementa"],
+                "resumo": r["resumo"],
+            })
+    return found
+
+
+def norm_page(store: Store, norm_id_text: str) -> dict:
+    norm_id = _int_id(norm_id_text, "norm")
+    with store.engine.connect() as conn:
+        n = conn.execute(
+            select(norm, jurisdiction.c.name.label("jurisdiction_name"), jurisdiction.c.uf,
+                   jurisdiction.c.level, jurisdiction.c.lexml_label)
+            .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
+            .where(norm.c.id == norm_id)
+        ).mappings().first()
+        if n is None:
+            raise NotFound(f"no norm {norm_id}")
+        src = conn.execute(select(source).where(source.c.id == n["source_id"])).mappings().one()
+        docs = _documents(conn, [norm_id], NORM_PAGES_SHOWN)
+        relations = _relations(conn, norm_id)
+    signed = _as_date(n["date"])
+    return {
+        "norm": {
+            "id": n["id"], "native_id": n["native_id"], "type_raw": n["type_raw"],
+            "type": n["type_normalized"], "number": n["number"], "year": n["year"],
+            "date": signed, "ementa": n["ementa"], "url": n["url"],
+            "urn": norm_urn(n["lexml_label"], n["level"], n["type_normalized"], signed,
+                            n["number"]),
+            "first_seen_at": n["first_seen_at"], "last_seen_at": n["last_seen_at"],
+            "changed_at": n["changed_at"], "removed_at": n["removed_at"],
+            "jurisdiction": {"ibge_code": n["jurisdiction_code"], "name": n["jurisdiction_name"],
+                             "uf": n["uf"], "level": n["level"]},
+            "source": source_view(src),
+        },
+        "relations": relations,
+        "documents": docs,
+    }
+
+
+def _documents(conn: Connection, norm_ids: list[int], pages_shown: int,
+               document_id: int | None = None, page_after: int = 0) -> list[dict]:
+    query = (
+        select(document, extraction.c.status, extraction.c.method, extraction.c.backend,
+               extraction.c.backend_version, extraction.c.confidence, extraction.c.pages,
+               extraction.c.chars, extraction.c.error, extraction.c.detail,
+               extraction.c.duration_s, extraction.c.extracted_at)
+        .outerjoin(extraction, extraction.c.version_id == document.c.current_version_id)
+        .order_by((document.c.role != "texto_integral"), document.c.id)
+    )
+    if document_id is not None:
+        query = query.where(document.c.id == document_id)
+    else:
+        query = query.where(document.c.norm_id.in_(norm_ids))
+    docs = conn.execute(query).mappings().all()
+    doc_ids = [d["id"] for d in docs]
+    versions: dict[int, list[dict]] = {}
+    if doc_ids:
+        for v in conn.execute(select(version).where(version.c.document_id.in_(doc_ids))
+                              .order_by(version.c.id.desc())).mappings():
+            versions.setdefault(v["document_id"], []).append(
+                {k: v[k] for k in ("id", "sha256", "size", "media_type", "fetched_at",
+                                   "origin", "http_status", "etag", "last_modified")})
+    current = [d["current_version_id"] for d in docs if d["current_version_id"]]
+    texts: dict[int, list[dict]] = {}
+    if current:
+        for p in conn.execute(
+            select(page.c.version_id, page.c.number, page.c.method, page.c.confidence,
+                   page.c.text)
+            .where(page.c.version_id.in_(current), page.c.number > page_after,
+                   page.c.number <= page_after + pages_shown)
+            .order_by(page.c.version_id, page.c.number)
+        ).mappings():
+            texts.setdefault(p["version_id"], []).append(
+                {k: p[k] for k in ("number", "method", "confidence", "text")})
+    found = []
+    for d in docs:
+        shown = texts.get(d["current_version_id"], [])
+        total_pages = d["pages"] or 0
+        found.append({
+            "id": d["id"], "norm_id": d["norm_id"], "role": d["role"], "title": d["title"],
+            "url": d["url"], "current_version_id": d["current_version_id"],
+            "created_at": d["created_at"], "removed_at": d["removed_at"],
+            "extraction": _extraction_view(d),
+            "versions": versions.get(d["id"], []),
+            "pages": shown,
+            "pages_total": total_pages,
+            "more_pages": bool(shown) and shown[-1]["number"] < total_pages,
+        })
+    return found
+
+
+def document_page(store: Store, document_id_text: str, page_after: int = 0) -> dict:
+    document_id = _int_id(document_id_text, "document")
+    with store.engine.connect() as conn:
+        docs = _documents(conn, [], DOCUMENT_PAGES, document_id, page_after)
+        if not docs:
+            raise NotFound(f"no document {document_id}")
+        doc = docs[0]
+        n = conn.execute(_summary_query().where(norm.c.id == doc["norm_id"])).one()
+    next_page = doc["pages"][-1]["number"] if doc["more_pages"] else None
+    return {"document": doc, "norm": _norm_summary(n), "next_page_after": next_page}
+
+
+def original_of(store: Store, kind: str, id_text: str) -> dict:
+    """The stored version behind a download: its digest and media type, never a path."""
+    object_id = _int_id(id_text, kind)
+    with store.engine.connect() as conn:
+        query = select(version.c.id, version.c.sha256, version.c.media_type, norm.c.type_raw,
+                       norm.c.number, norm.c.year) \
+            .join(document, document.c.id == version.c.document_id) \
+            .join(norm, norm.c.id == document.c.norm_id)
+        if kind == "document":
+            query = query.where(document.c.id == object_id,
+                                version.c.id == document.c.current_version_id)
+        else:
+            query = query.where(version.c.id == object_id)
+        row = conn.execute(query).mappings().first()
+    if row is None:
+        raise NotFound(f"no archived original for {kind} {object_id}")
+    return dict(row)
+
+
+# -- quality and sources ---------------------------------------------------------------------
+
+
+def quality_page(store: Store, code_text: str | None, after_text: str | None) -> dict:
+    code = _int_id(code_text, "jurisdiction") if code_text else None
+    after = None
+    if after_text:
+        if not after_text.isdigit():
+            raise BadRequest("this page link is damaged: start from the first page")
+        after = int(after_text)
+    with store.engine.connect() as conn:
+        scope_name = None
+        if code is not None:
+            j = conn.execute(select(jurisdiction.c.name, jurisdiction.c.uf)
+                             .where(jurisdiction.c.ibge_code == code)).first()
+            if j is None:
+                raise NotFound(f"no jurisdiction with IBGE code {code}")
+            scope_name = f"{j.name} ({j.uf})"
+            totals = _sum_places(conn, search_place.c.jurisdiction_code == code)
+        else:
+            totals = _sum_places(conn)
+        scope = f"j:{code}" if code is not None else "all"
+        buckets = Counter({int(v): c for v, c in conn.execute(
+            select(search_facet.c.value, search_facet.c.count)
+            .where(search_facet.c.scope == scope, search_facet.c.facet == "ocr_confidence"))})
+        query = (
+            select(extraction.c.version_id, extraction.c.status, extraction.c.method,
+                   extraction.c.backend, extraction.c.error, extraction.c.detail,
+                   extraction.c.extracted_at, document.c.id.label("document_id"),
+                   document.c.url, norm.c.id.label("norm_id"), norm.c.type_raw, norm.c.number,
+                   norm.c.year, jurisdiction.c.ibge_code, jurisdiction.c.name,
+                   jurisdiction.c.uf, version.c.media_type)
+            .join(document, document.c.current_version_id == extraction.c.version_id)
+            .join(version, version.c.id == extraction.c.version_id)
+            .join(norm, norm.c.id == document.c.norm_id)
+            .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
+            .where(extraction.c.status.in_(("failed", "empty")))
+            .order_by(extraction.c.version_id.desc())
+            .limit(FAILURES_PAGE + 1)
+        )
+        if code is not None:
+            query = query.where(norm.c.jurisdiction_code == code)
+        if after is not None:
+            query = query.where(extraction.c.version_id < after)
+        failures = [dict(r) for r in conn.execute(query).mappings()]
+    more = len(failures) > FAILURES_PAGE
+    failures = failures[:FAILURES_PAGE]
+    flag = f" --jurisdiction {code}" if code is not None else ""
+    return {
+        "scope": {"ibge_code": code, "name": scope_name},
+        "status": {s: totals[s] for s in STATUSES},
+        "documents": totals["documents"], "fetched": totals["fetched"],
+        "pages": totals["pages"],
+        "ocr_confidence": [{"from": b / 10, "to": (b + 1) / 10, "count": buckets.get(b, 0)}
+                           for b in range(10)],
+        "failures": failures,
+        "next_after": str(failures[-1]["version_id"]) if more and failures else None,
+        "commands": [
+            {"what": "extract what is still pending", "command": f"locleg extract{flag}"},
+            {"what": "try the failures again",
+             "command": f"locleg extract --where \"status = 'failed'\"{flag}"},
+            {"what": "OCR again where confidence is low",
+             "command": f"locleg extract --where \"confidence < 0.8\"{flag}"},
+            {"what": "extract everything again", "command": f"locleg extract --force{flag}"},
+            {"what": "counts per stage and jurisdiction",
+             "command": "locleg status --by jurisdiction"},
+        ],
+    }
+
+
+def sources_page(store: Store, after_text: str | None = None) -> dict:
+    after = 0
+    if after_text:
+        if not after_text.isdigit():
+            raise BadRequest("this page link is damaged: start from the first page")
+        after = int(after_text)
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(source, jurisdiction.c.name, jurisdiction.c.uf,
+                   search_place.c.norms, search_place.c.documents)
+            .join(jurisdiction, jurisdiction.c.ibge_code == source.c.jurisdiction_code)
+            .outerjoin(search_place,
+                       search_place.c.jurisdiction_code == source.c.jurisdiction_code)
+            .where(source.c.id > after)
+            .order_by(source.c.id)
+            .limit(SOURCES_PAGE + 1)
+        ).mappings().all()
+        never, failing, total = conn.execute(select(
+            func.count(case((source.c.last_run_at.is_(None), 1))),
+            func.count(case((and_(source.c.last_run_at.is_not(None),
+                                  source.c.last_error.is_not(None)), 1))),
+            func.count(),
+        )).one()
+    more = len(rows) > SOURCES_PAGE
+    rows = rows[:SOURCES_PAGE]
+    sources = [{**source_view(r), "jurisdiction": r["name"], "uf": r["uf"],
+                "jurisdiction_norms": int(r["norms"] or 0),
+                "jurisdiction_documents": int(r["documents"] or 0)} for r in rows]
+    health = {"ok": total - never - failing, "failing": failing, "never run": never}
+    return {"sources": sources, "health": {k: v for k, v in health.items() if v},
+            "total": total, "next_after": str(rows[-1]["id"]) if more and rows else None}

@@ -1,0 +1,127 @@
+"""One page, two forms: the data a view computed, as HTML (Jinja2) or as its JSON twin."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
+
+from .. import __version__
+
+templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
+env = templates.env
+env.globals["version"] = __version__
+
+TYPE_LABELS = {
+    "lei": "Lei", "lei.complementar": "Lei Complementar", "decreto": "Decreto",
+    "decreto.legislativo": "Decreto Legislativo", "decreto.lei": "Decreto-Lei",
+    "resolucao": "Resolução", "portaria": "Portaria", "lei.organica": "Lei Orgânica",
+    "emenda.lei.organica": "Emenda à Lei Orgânica", "lei.delegada": "Lei Delegada",
+    "instrucao.normativa": "Instrução Normativa", "ato": "Ato", "deliberacao": "Deliberação",
+    "emenda.constitucional": "Emenda Constitucional", "constituicao": "Constituição",
+    "outro": "Outro", "none": "Unknown type",
+}
+METHOD_LABELS = {"ocr": "OCR", "text": "text layer", "mixed": "text + OCR", "html": "HTML",
+                 "plain": "plain text", "none": "no text"}
+ROLE_LABELS = {"texto_integral": "texto integral", "anexo": "anexo"}
+
+
+def wants_json(request: Request) -> bool:
+    if getattr(request.state, "json", False):  # set by the .json suffix
+        return True
+    accept = request.headers.get("accept", "")
+    first = accept.split(",")[0].split(";")[0].strip().lower()
+    return first == "application/json"
+
+
+def jsonable(value: Any) -> Any:
+    """Dates and times as ISO 8601 strings, Markup as its HTML string, the rest as is."""
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, Markup):
+        return str(value)
+    return value
+
+
+def respond(request: Request, template: str, data: dict, status: int = 200,
+            **context: Any) -> Response:
+    if wants_json(request):
+        return JSONResponse(jsonable(data), status_code=status)
+    return templates.TemplateResponse(request, template, {"data": data, **context},
+                                      status_code=status)
+
+
+def error_page(request: Request, status: int, message: str) -> Response:
+    titles = {400: "This request cannot be answered", 404: "Not found",
+              405: "Method not allowed", 500: "Something went wrong on our side",
+              503: "Temporarily unavailable"}
+    data = {"error": {"status": status, "title": titles.get(status, "Error"),
+                      "message": message}}
+    if wants_json(request):
+        return JSONResponse(data, status_code=status)
+    return HTMLResponse(
+        env.get_template("error.html").render(request=request, data=data),
+        status_code=status)
+
+
+# -- template helpers ------------------------------------------------------------------------
+
+
+def url(path: str, params: list[tuple[str, str]] | dict | None = None) -> str:
+    if not params:
+        return path
+    return path + "?" + urlencode(params)
+
+
+def number(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    return f"{value:,}"
+
+
+def type_label(value: str | None) -> str:
+    return TYPE_LABELS.get(value or "none", value or "Unknown type")
+
+
+def norm_title(n: dict) -> str:
+    """'Lei nº 2199/2011', falling back on what is known."""
+    known = n.get("type") not in (None, "outro", "none")
+    kind = type_label(n.get("type")) if known else (n.get("type_raw") or "norma")
+    number_part = n.get("number") or "s/n"
+    year = n.get("year")
+    return f"{kind} nº {number_part}" + (f"/{year}" if year else "")
+
+
+def size(value: int | None) -> str:
+    if value is None:
+        return "—"
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:,.0f} {unit}" if unit == "bytes" else f"{value:,.1f} {unit}"
+        value /= 1024
+    return str(value)
+
+
+def when(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M UTC")
+    return str(value)
+
+
+env.globals.update(url=url, type_label=type_label, norm_title=norm_title,
+                   METHOD_LABELS=METHOD_LABELS, ROLE_LABELS=ROLE_LABELS)
+env.filters.update(number=number, size=size, when=when)

@@ -1,0 +1,195 @@
+"""A small explorer corpus built through the Store API: seed 000 and its neighbours.
+
+Juazeiro (BA) holds seed 000 (Lei 2.199/2011, scanned, OCR at 0.94) and a few other norms:
+a decree with a text layer, a law revoked by seed 000, a norm whose extraction failed, one
+with no document yet, and one whose ementa and text carry <script> payloads. Petrolina (PE)
+writes "mototáxi" as one word; the state of Bahia has one law of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from locleg.corpus import Corpus
+from locleg.search import refresh_index
+from locleg.store import metadata, utcnow
+from tests.seed000_text import PAGES as SEED000_PAGES
+
+JUAZEIRO, PETROLINA, BAHIA = 2918407, 2611101, 29
+SEED_EMENTA = ("DISPÕE SOBRE O SERVIÇO DE MOTO - TÁXI E MOTO - ENTREGA NO ÂMBITO DO MUNICÍPIO "
+               "DE JUAZEIRO , E DÁ OUTRAS PROVIDÊNCIAS.")
+SEED_URL = "https://sapl.juazeiro.ba.leg.br/media/sapl/public/normajuridica/2011/1461/lei_2199.pdf"
+XSS_EMENTA = "Denomina a rua <script>alert('ementa')</script> & dá outras providências"
+XSS_TEXT = "Art. 1º <img src=x onerror=alert('texto')> fica denominada <b>Rua das Flores</b>."
+# A tiny but well-formed PDF: what the download route must hand back byte for byte.
+SEED_PDF = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
+            b"2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n")
+
+
+@dataclass
+class ExplorerCorpus:
+    corpus: Corpus
+    norms: dict[str, int] = field(default_factory=dict)  # name -> norm id
+    documents: dict[str, int] = field(default_factory=dict)
+    versions: dict[str, int] = field(default_factory=dict)
+    sha256: dict[str, str] = field(default_factory=dict)
+
+
+def _norm(native_id: str, jurisdiction_code: int, type_raw: str, type_normalized: str,
+          number: str, signed: date, ementa: str, url: str | None = None) -> dict:
+    return {"native_id": native_id, "jurisdiction_code": jurisdiction_code,
+            "type_raw": type_raw, "type_normalized": type_normalized, "number": number,
+            "year": signed.year, "date": signed, "ementa": ementa, "url": url}
+
+
+def _add_document(ec: ExplorerCorpus, name: str, norm_id: int, url: str, data: bytes,
+                  media_type: str, role: str = "texto_integral", title: str | None = None) -> int:
+    store, blobs = ec.corpus.store, ec.corpus.blobs
+    stored = blobs.put(data)
+    with store.transaction() as conn:
+        docs = store.ensure_documents(conn, [{"norm_id": norm_id, "url": url, "role": role,
+                                              "title": title}])
+        doc_id = docs[(norm_id, url)]["id"]
+        [version_id] = store.add_versions(conn, [{
+            "document_id": doc_id, "sha256": stored.sha256, "size": stored.size,
+            "media_type": media_type, "fetched_at": utcnow(), "origin": url,
+            "http_status": 200}])
+    ec.documents[name] = doc_id
+    ec.versions[name] = version_id
+    ec.sha256[name] = stored.sha256
+    return version_id
+
+
+def _extracted(ec: ExplorerCorpus, name: str, method: str, backend: str,
+               confidence: float | None, pages: list[str], status: str = "extracted",
+               error: str | None = None) -> None:
+    page_rows = [{"number": i, "method": method, "confidence": confidence, "text": t}
+                 for i, t in enumerate(pages, 1)]
+    record = {"status": status, "method": method if pages else None,
+              "backend": backend, "backend_version": "5.3.0" if backend == "tesseract" else "1",
+              "confidence": confidence, "pages": len(pages),
+              "chars": sum(len(t) for t in pages), "error": error, "duration_s": 1.5,
+              "extracted_at": utcnow()}
+    ec.corpus.store.save_extraction(ec.versions[name], record, page_rows)
+
+
+def build_explorer_corpus(corpus: Corpus, refresh: bool = True) -> ExplorerCorpus:
+    """Fill an empty corpus with the explorer fixtures; the index is refreshed at the end."""
+    ec = ExplorerCorpus(corpus)
+    store = corpus.store
+    sapl = store.ensure_source(JUAZEIRO, "sapl", "https://sapl.juazeiro.ba.leg.br")
+    petrolina = store.ensure_source(PETROLINA, "sapl", "https://sapl.petrolina.pe.leg.br")
+    bahia = store.ensure_source(BAHIA, "folder", "file:///dumps/ba")
+    seen = utcnow() - timedelta(hours=1)
+    with store.transaction() as conn:
+        ids = store.upsert_norms(conn, sapl, [
+            _norm("1461", JUAZEIRO, "Legislação Municipal", "lei", "2199", date(2011, 6, 27),
+                  SEED_EMENTA, "https://sapl.juazeiro.ba.leg.br/norma/1461"),
+            _norm("1200", JUAZEIRO, "Lei Ordinária", "lei", "1996", date(2008, 11, 6),
+                  "Regulamenta o transporte de passageiros em motocicletas no Município."),
+            _norm("1500", JUAZEIRO, "Decreto", "decreto", "100", date(2012, 3, 1),
+                  "Regulamenta a Lei nº 2.199, de 27 de junho de 2011, e fixa as tarifas."),
+            _norm("1501", JUAZEIRO, "Lei Ordinária", "lei", "2300", date(2012, 5, 10),
+                  "Institui o programa municipal de coleta seletiva."),
+            _norm("1502", JUAZEIRO, "Lei Ordinária", "lei", "2301", date(2012, 6, 2),
+                  "Cria o conselho municipal de cultura."),
+            _norm("1503", JUAZEIRO, "Lei Ordinária", "lei", "2302", date(2013, 1, 15),
+                  XSS_EMENTA),
+        ], seen)
+        ec.norms.update({"seed": ids["1461"], "revoked": ids["1200"],
+                         "decree": ids["1500"], "failed": ids["1501"],
+                         "bare": ids["1502"], "xss": ids["1503"]})
+        ec.norms["petrolina"] = store.upsert_norms(conn, petrolina, [
+            _norm("77", PETROLINA, "Lei Ordinária", "lei", "3010", date(2018, 4, 9),
+                  "Regulamenta o serviço de mototáxi no Município de Petrolina."),
+        ], seen)["77"]
+        ec.norms["state"] = store.upsert_norms(conn, bahia, [
+            _norm("lei:12000/2010", BAHIA, "Lei", "lei", "12.000", date(2010, 9, 14),
+                  "Dispõe sobre o transporte rodoviário intermunicipal de passageiros."),
+        ], seen)["lei:12000/2010"]
+
+    _add_document(ec, "seed", ec.norms["seed"], SEED_URL, SEED_PDF, "application/pdf")
+    _extracted(ec, "seed", "ocr", "tesseract", 0.94, SEED000_PAGES)
+    _add_document(ec, "revoked", ec.norms["revoked"], "https://sapl.juazeiro.ba.leg.br/1996.pdf",
+                  b"%PDF-1.4 lei 1996", "application/pdf")
+    _extracted(ec, "revoked", "ocr", "tesseract", 0.41,
+               ["LEI Nº 1.996/2008\nRegulamenta o transporte de passageiros em motocicletas, "
+                "o chamado mototaxi, no Município de Juazeiro."])
+    _add_document(ec, "decree", ec.norms["decree"], "https://sapl.juazeiro.ba.leg.br/100.pdf",
+                  b"%PDF-1.4 decreto 100", "application/pdf")
+    _extracted(ec, "decree", "text", "pdfium", None,
+               ["DECRETO Nº 100/2012\nFixa a tarifa do serviço de moto-táxi em R$ 5,00.",
+                "Art. 2º Este Decreto entra em vigor na data de sua publicação."])
+    _add_document(ec, "decree_anexo", ec.norms["decree"],
+                  "https://sapl.juazeiro.ba.leg.br/100-anexo.pdf", b"%PDF-1.4 anexo",
+                  "application/pdf", role="anexo", title="Anexo I - Tabela de tarifas")
+    _extracted(ec, "decree_anexo", "text", "pdfium", None,
+               ["ANEXO I\nTabela de tarifas por bairro."])
+    _add_document(ec, "failed", ec.norms["failed"], "https://sapl.juazeiro.ba.leg.br/2300.pdf",
+                  b"%PDF-1.4 encrypted", "application/pdf")
+    _extracted(ec, "failed", "ocr", "pdfium", None, [], status="failed",
+               error="the PDF is encrypted and cannot be read")
+    _add_document(ec, "xss", ec.norms["xss"], "https://sapl.juazeiro.ba.leg.br/2302.html",
+                  b"<html>" + XSS_TEXT.encode() + b"</html>", "text/html")
+    _extracted(ec, "xss", "html", "lxml", None, [XSS_TEXT])
+    _add_document(ec, "petrolina", ec.norms["petrolina"], "https://sapl.petrolina.pe.leg.br/77.pdf",
+                  b"%PDF-1.4 petrolina", "application/pdf")
+    _extracted(ec, "petrolina", "text", "pdfium", None,
+               ["LEI Nº 3.010/2018\nO serviço de mototáxi será prestado por permissionários."])
+    _add_document(ec, "state", ec.norms["state"], "file:///dumps/ba/lei12000.html",
+                  b"<html>lei 12000</html>", "text/html")
+    _extracted(ec, "state", "html", "lxml", None,
+               ["LEI Nº 12.000, DE 14 DE SETEMBRO DE 2010\nDispõe sobre o transporte "
+                "rodoviário intermunicipal de passageiros, inclusive por moto-táxi."])
+
+    relation = metadata.tables.get("sapl_relation")
+    if relation is not None:
+        with store.transaction() as conn:
+            conn.execute(relation.insert(), [{
+                "source_id": sapl, "native_id": "90", "norm_native_id": "1461",
+                "norm_id": ec.norms["seed"], "related_native_id": "1200",
+                "related_norm_id": ec.norms["revoked"], "tipo_sigla": "R",
+                "descricao_ativa": "Revoga integralmente o(a)",
+                "descricao_passiva": "Revogado(a) integralmente pelo(a)",
+                "revoga_integralmente": True, "resumo": None, "seen_at": utcnow()}])
+    if refresh:
+        refresh_index(store)
+    return ec
+
+
+class LiveServer:
+    """The explorer served by uvicorn on 127.0.0.1 in a thread, for the length of a `with`."""
+
+    def __init__(self, corpus: Corpus, **app_options) -> None:
+        import socket
+
+        from locleg.web import create_app
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.app = create_app(corpus.settings, **app_options)
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> LiveServer:
+        import threading
+        import time
+
+        import uvicorn
+
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
+                                access_log=False)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the explorer did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=20)
