@@ -46,13 +46,15 @@ demo: install
 	$(BIN)/locleg status --by jurisdiction --corpus $(DEMO)
 	$(BIN)/locleg sources list --corpus $(DEMO)
 	@echo "== the explorer: open http://127.0.0.1:$(DEMO_PORT)/ (Ctrl-C to stop)"
-	$(BIN)/locleg serve --port $(DEMO_PORT) --corpus $(DEMO)
+	$(BIN)/locleg serve --host 127.0.0.1 --port $(DEMO_PORT) --corpus $(DEMO)
 
 test: install
 	$(BIN)/python -m pytest
 
+# The explorer bench builds and caches a 1M-norm corpus under bench/out/ (~45 min, 15 GB).
 bench: install
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/explorer_speed.py --norms 1000000
 	$(BIN)/python bench/harvest_listing.py
 	$(BIN)/python bench/harvest_fetch.py
 	$(BIN)/python bench/extract_text_layer.py

@@ -72,6 +72,17 @@ def progress_bar(description: str, unit: str = "files"):
         yield progress, task
 
 
+def refresh_search(corpus: Corpus) -> None:
+    """Index what a run changed, so search and the explorer see it at once.
+
+    Writers queue changed norms in their own transactions (database triggers), so a run
+    that was killed before this loses nothing: the next refresh indexes its changes.
+    """
+    from .search import refresh_index
+
+    refresh_index(corpus.store)
+
+
 def _json_default(value):
     if isinstance(value, datetime | date):
         return value.isoformat()
@@ -150,6 +161,7 @@ def import_(target: Path, jurisdiction: str | None, batch_size: int,
             on_planned=lambda n: progress.update(task, total=n),
             on_progress=lambda n: progress.advance(task, n),
         )
+        refresh_search(corpus)
     console.print(
         f"Imported {report.files:,} files ({report.bytes / 1e6:,.1f} MB) "
         f"of {report.norms:,} norms: "

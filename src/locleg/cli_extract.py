@@ -20,7 +20,15 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from .cli import cli, console, corpus_option, err_console, opened, print_json
+from .cli import (
+    cli,
+    console,
+    corpus_option,
+    err_console,
+    opened,
+    print_json,
+    refresh_search,
+)
 from .errors import UserError
 from .extract.limits import DEFAULT_LIMITS, Limits, human_bytes, parse_bytes
 from .extract.result import plural
@@ -70,13 +78,6 @@ def _sigterm_interrupts():
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def _refresh_search(corpus) -> None:
-    """Bring the search index up to date with what this run committed."""
-    from .search import refresh_index
-
-    refresh_index(corpus.store)
 
 
 @cli.command()
@@ -155,12 +156,12 @@ def extract(jurisdiction: str | None, workers: int | None, where: str | None, fo
                     where=where_clause, workers=count, limits=limits, ocr=ocr,
                 )
         except KeyboardInterrupt:
-            _refresh_search(corpus)
+            refresh_search(corpus)
             err_console.print(f"interrupted after {plural(report_so_far['docs'], 'document')}: "
                               "they are kept; run the same command again to resume",
                               highlight=False)
             raise
-        _refresh_search(corpus)
+        refresh_search(corpus)
     _print_report(report, count)
 
 

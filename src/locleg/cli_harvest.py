@@ -15,7 +15,15 @@ from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import update
 
-from .cli import cli, console, corpus_option, err_console, opened, print_json
+from .cli import (
+    cli,
+    console,
+    corpus_option,
+    err_console,
+    opened,
+    print_json,
+    refresh_search,
+)
 from .errors import UserError
 from .store.schema import source
 
@@ -297,6 +305,7 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
         else:
             report = asyncio.run(run.run(list(source_ids) or None, seconds))
         elapsed = time.monotonic() - started
+        refresh_search(corpus)
     if report.hosts:
         console.print(_hosts_table(run, limit=50))
     console.print(
