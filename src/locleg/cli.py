@@ -24,7 +24,7 @@ from rich.table import Table
 
 from . import __version__
 from .config import corpus_path
-from .corpus import init_corpus, open_corpus
+from .corpus import Corpus, init_corpus, open_corpus
 from .errors import CorpusDamaged, UserError
 from .store import STATUSES, safe_url
 
