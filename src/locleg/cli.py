@@ -161,7 +161,8 @@ def import_(target: Path, jurisdiction: str | None, batch_size: int,
             on_planned=lambda n: progress.update(task, total=n),
             on_progress=lambda n: progress.advance(task, n),
         )
-        refresh_search(corpus)
+    # No index refresh here: the text arrives with `locleg extract`, which refreshes; the
+    # changed norms wait in the queue, and `serve` and `search` index them first.
     console.print(
         f"Imported {report.files:,} files ({report.bytes / 1e6:,.1f} MB) "
         f"of {report.norms:,} norms: "
