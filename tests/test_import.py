@@ -255,3 +255,12 @@ def test_check_reports_a_damaged_original_and_exits_1(cli_corpus, dump):
     victim.unlink()
     result = run_cli("check", corpus=cli_corpus)
     assert result.returncode == 1 and f"original {victim.name} missing" in result.stderr
+
+
+def test_a_manifest_cannot_pull_files_from_outside_its_folder(cli_corpus, dump, tmp_path):
+    (tmp_path / "secret.txt").write_text("not for the corpus", encoding="utf-8")
+    manifest = write_manifest(dump, [{"file": "../secret.txt", "type": "Lei", "number": "1",
+                                      "year": "2020"}])
+    err = _one_error_line(run_cli("import", str(manifest), "-j", str(JUAZEIRO),
+                                  corpus=cli_corpus))
+    assert "line 2: ../secret.txt is outside the manifest's folder" in err
