@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import multiprocessing
 import os
 import re
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -283,21 +285,38 @@ def import_path(
     report = ImportReport()
     sources: dict[int, int] = {}
     batch: list[Entry] = []
-    for entry in entries():
-        if entry.jurisdiction_code not in sources:
-            sources[entry.jurisdiction_code] = store.ensure_source(
-                entry.jurisdiction_code, PLATFORM, base_url
-            )
-        batch.append(entry)
-        if len(batch) >= batch_size:
-            _import_batch(corpus, sources, batch, run_started, report)
+    # A second process copies the files of the next batch while this one commits the rows
+    # of the last: the two cores work at once, with no GIL between them.
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"),
+                             initializer=_init_copier, initargs=(str(corpus.blobs.root),)
+                             ) as copier:
+        in_flight: tuple[list[Entry], Future] | None = None
+
+        def commit_previous() -> None:
+            if in_flight is None:
+                return
+            done, copying = in_flight
+            files = _record_failures(corpus, sources, done, copying.result(), report)
+            _write_rows(corpus, sources, done, files, run_started, report)
             if on_progress:
-                on_progress(len(batch))
-            batch = []
-    if batch:
-        _import_batch(corpus, sources, batch, run_started, report)
-        if on_progress:
-            on_progress(len(batch))
+                on_progress(len(done))
+
+        for entry in entries():
+            if entry.jurisdiction_code not in sources:
+                sources[entry.jurisdiction_code] = store.ensure_source(
+                    entry.jurisdiction_code, PLATFORM, base_url
+                )
+            batch.append(entry)
+            if len(batch) >= batch_size:
+                copying = copier.submit(_copy_files, [e.path for e in batch])
+                commit_previous()
+                in_flight = (batch, copying)
+                batch = []
+        if batch:
+            copying = copier.submit(_copy_files, [e.path for e in batch])
+            commit_previous()
+            in_flight = (batch, copying)
+        commit_previous()
     # The whole input was read: what it no longer holds has left the source.
     for source_id in sources.values():
         report.removed += store.mark_removed(source_id, run_started)
@@ -307,34 +326,55 @@ def import_path(
     return report
 
 
-def _store_file(entry: Entry, blobs: BlobStore) -> dict | OSError:
-    """Copy one file into the originals; the error instead of raising, to be recorded."""
-    try:
-        with open(entry.path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        return e
-    digest = hashlib.sha256(data).hexdigest()
-    blobs.put(data, digest)
-    return {"sha256": digest, "size": len(data), "media_type": sniff_media_type(data)}
+_copier_blobs: BlobStore | None = None
 
 
-def _import_batch(corpus: Corpus, sources: dict[int, int], batch: list[Entry],
-                  seen_at: datetime, report: ImportReport) -> None:
-    store, blobs = corpus.store, corpus.blobs
-    files: dict[int, dict] = {}
-    # Serial on purpose: with small files, threads spent more on the GIL than they saved.
-    for i, entry in enumerate(batch):
-        stored = _store_file(entry, blobs)
-        if isinstance(stored, OSError):
-            message = f"cannot read {entry.relative}: {stored.strerror or stored}"
-            report.problems.append(message)
-            store.record_problem("import", str(entry.path), message,
-                                 sources[entry.jurisdiction_code])
-        else:
-            files[i] = stored
+def _init_copier(root: str) -> None:
+    global _copier_blobs
+    _copier_blobs = BlobStore(Path(root))
+
+
+def _copy_files(paths: list[str]) -> list[dict | str]:
+    """In the copier process: each file into the originals, then flushed to disk.
+
+    Per file its facts, or the reason it could not be read.
+    """
+    results: list[dict | str] = []
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            results.append(str(e.strerror or e))
+            continue
+        digest = hashlib.sha256(data).hexdigest()
+        _copier_blobs.put(data, digest)
+        results.append({"sha256": digest, "size": len(data),
+                        "media_type": sniff_media_type(data)})
     # Originals reach the disk before the rows that name them are committed.
-    blobs.sync()
+    _copier_blobs.sync()
+    return results
+
+
+def _record_failures(corpus: Corpus, sources: dict[int, int], batch: list[Entry],
+                     copied: list[dict | str], report: ImportReport) -> dict[int, dict]:
+    """Index in batch -> file facts; files that could not be read become problems."""
+    files: dict[int, dict] = {}
+    for i, (entry, result) in enumerate(zip(batch, copied, strict=True)):
+        if isinstance(result, str):
+            message = f"cannot read {entry.relative}: {result}"
+            report.problems.append(message)
+            corpus.store.record_problem("import", entry.path, message,
+                                        sources[entry.jurisdiction_code])
+        else:
+            files[i] = result
+    return files
+
+
+def _write_rows(corpus: Corpus, sources: dict[int, int], batch: list[Entry],
+                files: dict[int, dict], seen_at: datetime, report: ImportReport) -> None:
+    """A batch's norms, documents and new versions, in one transaction."""
+    store = corpus.store
     by_source: dict[int, dict[str, dict]] = {}
     for entry in batch:
         rows = by_source.setdefault(sources[entry.jurisdiction_code], {})
