@@ -9,9 +9,8 @@ import lxml.html
 from lxml import etree
 
 from .encoding import decode_text
-from .lexicon import assess
-from .normalize import normalize_text
-from .result import ExtractionResult, PageText
+from .plain import single_page
+from .result import ExtractionResult
 
 BACKEND = "lxml"
 BACKEND_VERSION = f"{lxml.__version__} (libxml2 {'.'.join(map(str, etree.LIBXML_VERSION))})"
@@ -68,15 +67,9 @@ def extract_html(data: bytes, charset: str | None = None) -> ExtractionResult:
         return result
     container = main_container(root)
     raw = render_text(container) if container is not None else ""
-    page_text = normalize_text(raw)
-    if not page_text:
-        result.detail = "no text in the HTML page"
-        return result
-    quality = assess(raw, page_text)
-    result.status = "extracted"
-    result.confidence = quality.confidence
-    result.pages = [PageText(1, page_text, "html", quality.confidence, len(page_text), BACKEND)]
-    result.detail = f"encoding {encoding}; container {_describe(container)}"
+    single_page(result, raw, "no text in the HTML page")
+    if result.status == "extracted":
+        result.detail = f"encoding {encoding}; container {_describe(container)}"
     return result
 
 
@@ -206,12 +199,4 @@ def extract_xml(data: bytes) -> ExtractionResult:
         result.detail = "no text in the XML document"
         return result
     raw = "\n".join(t.strip() for t in root.itertext() if t.strip())
-    text = normalize_text(raw)
-    if not text:
-        result.detail = "no text in the XML document"
-        return result
-    quality = assess(raw, text)
-    result.status = "extracted"
-    result.confidence = quality.confidence
-    result.pages = [PageText(1, text, "xml", quality.confidence, len(text), BACKEND)]
-    return result
+    return single_page(result, raw, "no text in the XML document")

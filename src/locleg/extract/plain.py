@@ -16,14 +16,23 @@ BACKEND_VERSION = charset_normalizer.__version__
 def extract_plain(data: bytes, charset: str | None = None) -> ExtractionResult:
     """Decode (BOM, valid UTF-8, declared charset, detection), normalize, score."""
     raw, encoding = decode_text(data, charset)
-    text = normalize_text(raw)
     result = ExtractionResult(status="empty", method="plain", backend=BACKEND,
                               backend_version=BACKEND_VERSION, detail=f"encoding {encoding}")
+    return single_page(result, raw, "no text in the file")
+
+
+def single_page(result: ExtractionResult, raw: str, empty_detail: str) -> ExtractionResult:
+    """Fill a one-page document's result (text, HTML, XML): normalized text and its score.
+
+    The result stays 'empty' with empty_detail when nothing is left after normalization.
+    """
+    text = normalize_text(raw)
     if not text:
-        result.detail = "no text in the file"
+        result.detail = empty_detail
         return result
     quality = assess(raw, text)
     result.status = "extracted"
     result.confidence = quality.confidence
-    result.pages = [PageText(1, text, "plain", quality.confidence, len(text), BACKEND)]
+    result.pages = [PageText(1, text, result.method, quality.confidence, len(text),
+                             result.backend)]
     return result
