@@ -99,19 +99,20 @@ def test_harvest_of_the_sample_camara_stores_norms_documents_files_and_vinculos(
     assert counts(corpus)["frontier"] == 0
 
 
-def test_rerun_is_incremental_conditional_and_idempotent(corpus, server):
+def test_rerun_writes_only_what_changed_and_is_idempotent(corpus, server):
     add_source(corpus, server.url)
     run(corpus)
     first = counts(corpus)
+    changed_at = {k: n["changed_at"] for k, n in _norms(corpus).items()}
     server.app.log.clear()
 
     run(corpus, refresh=True)  # nothing changed at the câmara
     assert counts(corpus) == first
+    assert {k: n["changed_at"] for k, n in _norms(corpus).items()} == changed_at
+    # One request lists every norm (and so every deletion); nothing is filtered by date.
     listing = [r[3] for r in server.app.requests(path="/norma/normajuridica/")]
-    assert len(listing) == 1 and "data_ultima_atualizacao__gte=" in listing[0]
-    since = listing[0].split("data_ultima_atualizacao__gte=")[1].split("&")[0]
-    assert "T" not in since and "+" in since  # "YYYY-MM-DD+HH:MM:SS", São Paulo time
-    assert not server.app.requests(path="/media/")  # unchanged norms: files not fetched
+    assert listing == ["/api/norma/normajuridica/?get_all=true&o=id"]
+    assert not server.app.requests(path="/media/")  # unchanged norms: files not asked for
 
     # The câmara edits a norm, adds one and replaces a file (same URL, new bytes).
     camara = server.app.default
@@ -129,6 +130,8 @@ def test_rerun_is_incremental_conditional_and_idempotent(corpus, server):
     norms = _norms(corpus)
     assert norms["1470"]["ementa"] == "Ementa corrigida pela câmara."
     assert norms[str(added)]["number"] == "2300"
+    changed = {k for k, n in norms.items() if n["changed_at"] != changed_at.get(k)}
+    assert changed == {"1470", str(added)}  # 1461's fields did not change, only its date
     after = counts(corpus)
     assert after["norms"] == 26 and after["documents"] == first["documents"] + 1
     assert after["versions"] == first["versions"] + 2  # the new file, and 2199's new version
@@ -138,18 +141,20 @@ def test_rerun_is_incremental_conditional_and_idempotent(corpus, server):
             .where(document.c.url == server.url + path_2199).order_by(version.c.id)
         ).scalars().all()
     assert len(history) == 2 and history[0] != history[1]  # never overwritten
-    # The unchanged anexos of 1461 were not re-fetched; its texto integral was asked for
-    # with the Last-Modified it had.
-    fetched = server.app.requests(path="/media/")
-    assert {r[3] for r in fetched} == {path_2199,
-                                       f"/media/sapl/public/normajuridica/2026/{added}/"
-                                       "lei_2300.pdf"}
-    assert "if-modified-since" in next(r for r in fetched if r[3] == path_2199)[5]
+    # Every file of the changed norm 1461 (its texto integral and its two anexos) was asked
+    # for again, conditionally; the unchanged anexos answered 304.
+    fetched = {r[3]: r for r in server.app.requests(path="/media/")}
+    anexos = {p for p in fetched if "anexonormajuridica" in p}
+    assert set(fetched) == {path_2199, f"/media/sapl/public/normajuridica/2026/{added}/"
+                                       "lei_2300.pdf", *anexos} and len(anexos) == 2
+    assert all(fetched[p][4] == 304 and "if-modified-since" in fetched[p][5] for p in anexos)
+    assert "if-modified-since" in fetched[path_2199][5] and fetched[path_2199][4] == 200
 
-    # A norm and an anexo disappear: a full listing marks them removed, never deletes.
+    # A norm and an anexo disappear: the next scheduled cycle marks them removed (no --full).
     del camara.norms[1466]
     camara.anexos = camara.anexos[:1]
-    run(corpus, full=True)
+    report = run(corpus, refresh=True)
+    assert report.removed == 1
     norms = _norms(corpus)
     assert norms["1466"]["removed_at"] is not None
     assert sum(1 for n in norms.values() if n["removed_at"]) == 1
@@ -157,6 +162,15 @@ def test_rerun_is_incremental_conditional_and_idempotent(corpus, server):
     assert [d["title"] for d in gone] == [
         "Anexo II - Modelo de colete de identificação do mototaxista"]
     assert counts(corpus)["versions"] == after["versions"]
+
+    # It comes back (restored at the câmara): the norm is no longer marked removed.
+    camara.norms[1466] = dict(sample_camara_norm(1466))
+    run(corpus, refresh=True)
+    assert _norms(corpus)["1466"]["removed_at"] is None
+
+
+def sample_camara_norm(native_id: int) -> dict:
+    return next(n for n in sample_camara.norms() if n["id"] == native_id)
 
 
 def test_old_sapl_without_get_all_is_listed_page_by_page(corpus):
@@ -205,7 +219,8 @@ def test_sources_add_set_and_list(tmp_path, server, database_url):
 def test_sources_add_refuses_what_is_not_a_sapl_31(tmp_path, kind, version, message):
     folder = tmp_path / "c"
     run_cli("init", str(folder), check=True)
-    with FixtureServer(Camara(kind=kind, version=version)) as srv:
+    camara = Camara(kind=kind, version=version, crawl_delay=None)
+    with FixtureServer(camara) as srv:
         result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO), corpus=folder)
     assert result.returncode == 2 and message in result.stderr
     assert result.stderr.count("\n") == 1  # one clear line, no traceback
@@ -232,14 +247,16 @@ def test_host_labels_fold_names_the_way_sapl_hosts_do():
 def test_discover_sapl_probes_every_municipality_through_a_resolver_override(tmp_path):
     folder = tmp_path / "c"
     run_cli("init", str(folder), check=True)
+    # Crawl-delay 1 s: the probes wait for it (between a probe's own requests), all at once.
     camaras = {
-        "sapl.juazeiro.ba.leg.br": Camara.juazeiro(),
+        "sapl.juazeiro.ba.leg.br": Camara.juazeiro(crawl_delay=1),
         "sapl.feiradesantana.ba.leg.br": Camara(nome="Câmara Municipal de Feira de Santana",
-                                                municipio="Feira de Santana", synthetic=3),
+                                                municipio="Feira de Santana", synthetic=3,
+                                                crawl_delay=1),
         "sapl.al.ba.leg.br": Camara(nome="Assembleia Legislativa da Bahia", version="3.1.150",
-                                    synthetic=2),
-        "sapl.salvador.ba.leg.br": Camara(kind="other"),
-        "sapl.ilheus.ba.leg.br": Camara(kind="sapl25"),
+                                    synthetic=2, crawl_delay=1),
+        "sapl.salvador.ba.leg.br": Camara(kind="other", crawl_delay=1),
+        "sapl.ilheus.ba.leg.br": Camara(kind="sapl25", crawl_delay=1),
     }
     with FixtureServer(camaras) as srv:
         env = {"LOCLEG_RESOLVE": srv.resolve_env()}
@@ -286,3 +303,100 @@ def test_etags_make_conditional_requests_and_304_stores_nothing(corpus):
     assert len(texto) == 1 and texto[0][4] == 304
     assert texto[0][5]["if-none-match"].startswith('"')
     assert counts(corpus) == before
+
+
+def _init(tmp_path):
+    folder = tmp_path / "c"
+    run_cli("init", str(folder), check=True)
+    return folder
+
+
+def test_sources_add_reads_robots_first_and_waits_out_a_short_429(tmp_path):
+    folder = _init(tmp_path)
+    with FixtureServer(Camara.juazeiro(crawl_delay=None)) as srv:
+        srv.add_fault("429", "casalegislativa", times=1, value=1)
+        result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO),
+                         corpus=folder, check=True)
+        paths = [(r[3], r[4]) for r in srv.app.log]
+    assert paths[:3] == [("/robots.txt", 200), ("/api/base/casalegislativa/", 429),
+                         ("/api/base/casalegislativa/", 200)]
+    assert "waiting 1 s (HTTP 429 Retry-After)" in result.stderr
+    assert "Added source 1" in result.stdout
+
+
+@pytest.mark.parametrize("kind, value, path, said", [
+    ("429", 3600, "casalegislativa", "HTTP 429 (rate-limited, Retry-After 3600 s)"),
+    ("429", None, "casalegislativa", "HTTP 429 (rate-limited)"),
+    ("503", 5, "normajuridica", "HTTP 503"),
+    ("502", None, "casalegislativa", "HTTP 502 (server error)"),
+    ("500", None, "robots.txt", "HTTP 500"),
+])
+def test_a_busy_or_failing_sapl_is_never_told_to_upgrade(tmp_path, kind, value, path, said):
+    folder = _init(tmp_path)
+    # An instance that publishes no version: the probe must ask the norm API itself, and a
+    # busy answer there is no sign of a missing API.
+    camara = Camara.juazeiro(crawl_delay=None, version="3.1.143")
+    with FixtureServer(camara) as srv:
+        srv.add_fault(kind, path, value=value)
+        result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO),
+                         corpus=folder)
+    lines = [line for line in result.stderr.splitlines() if not line.startswith("waiting ")]
+    assert result.returncode == 2 and len(lines) == 1  # waits told, then one line
+    assert said in lines[0] and "try again later" in lines[0]
+    assert "upgrade" not in result.stderr and "not supported" not in result.stderr
+
+
+def test_sources_add_obeys_robots_txt_and_its_crawl_delay(tmp_path):
+    folder = _init(tmp_path)
+    shut = Camara.juazeiro(robots="User-agent: *\nDisallow: /api/\n")
+    with FixtureServer(shut) as srv:
+        result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO), corpus=folder)
+        paths = [r[3] for r in srv.app.log]
+    assert paths == ["/robots.txt"]
+    assert result.returncode == 2 and "robots.txt does not let br-locleg read" in result.stderr
+    # A probe that needs a second request (no casalegislativa: is it a SAPL 2.5?) waits for
+    # the Crawl-delay first.
+    zope = Camara(kind="sapl25", crawl_delay=1)
+    with FixtureServer(zope) as srv:
+        result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO), corpus=folder)
+        asked = [(r[0], r[3]) for r in srv.app.log]
+    assert [p for _, p in asked] == ["/robots.txt", "/api/base/casalegislativa/", "/"]
+    assert asked[2][0] - asked[1][0] >= 1
+    assert "waiting 1 s (robots.txt Crawl-delay)" in result.stderr
+    assert "looks like SAPL 2.5" in result.stderr
+    # robots.txt read by the probe is kept: the first harvest does not ask for it again.
+    with FixtureServer(Camara.juazeiro(crawl_delay=1)) as srv:
+        result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO),
+                         "--delay", "0", corpus=folder, check=True)
+        run_cli("harvest", "--max-time", "2s", corpus=folder, check=True)
+        robots = [r for r in srv.app.log if r[3] == "/robots.txt"]
+    assert "robots.txt Crawl-delay 1 s" in result.stdout
+    assert len(robots) == 1
+
+
+def test_sources_add_survives_json_nested_too_deep(tmp_path):
+    from locleg.harvest.fixture_server import raw_json
+
+    folder = _init(tmp_path)
+    camara = Camara.juazeiro(crawl_delay=None)
+    deep = raw_json("[" * 100_000 + "]" * 100_000)
+    camara.mangle_page = lambda path, page: {"pagination": deep, "results": deep}
+    with FixtureServer(camara) as srv:
+        result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO), corpus=folder)
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") <= 1
+    assert result.returncode == 2 and "not a SAPL" in result.stderr
+
+
+def test_a_harvest_with_nothing_due_says_when_and_how(tmp_path, server):
+    folder = _init(tmp_path)
+    run_cli("sources", "add", "sapl", server.url, "-j", str(JUAZEIRO), "--delay", "0",
+            corpus=folder, check=True)
+    run_cli("harvest", "--all", corpus=folder, check=True)
+    requests = len(server.app.log)
+    again = run_cli("harvest", "--all", corpus=folder, check=True)
+    assert len(server.app.log) == requests  # nothing due: nothing asked
+    out = " ".join(again.stdout.split())
+    assert "Nothing to do: 1 source(s) not due yet" in out
+    assert f"source 1 {server.url} next due 20" in out
+    assert "To harvest now: `locleg harvest --refresh`" in out
+    assert "`locleg harvest --source 1 --refresh`" in out

@@ -10,8 +10,9 @@ import pytest
 from sqlalchemy import select
 
 from locleg.harvest.fixture_server import Camara, FixtureServer
+from locleg.harvest.jsonread import iter_json_array
 from locleg.harvest.net import FetchError, Guard, Refused, Resolver, parse_overrides
-from locleg.harvest.sapl import iter_json_array, parse_norm, sapl_datetime
+from locleg.harvest.sapl import parse_norm
 from locleg.harvest.testing import add_source, counts, problems, requests_left, run
 from locleg.store.harvest_schema import harvest_host
 from locleg.store.schema import document, norm, source
@@ -172,34 +173,16 @@ def test_duplicated_ids_across_pages_store_each_norm_once(corpus):
     assert sorted(native, key=int) == [str(i) for i in range(1, 121)]
 
 
-def test_a_refused_datetime_filter_falls_back_to_a_full_listing(corpus, server):
-    add_source(corpus, server.url)
-    run(corpus)
-    server.app.default.update_norm(1463, ementa="Nova ementa.")
-    server.add_fault("reject_filter", "data_ultima_atualizacao__gte")
-    run(corpus, refresh=True)
-    listing = [r for r in server.app.requests(path="/norma/normajuridica/")]
-    assert [r[4] for r in listing][-2:] == [400, 200]
-    assert "get_all=true&o=id" in listing[-1][3] and "data_ultima" not in listing[-1][3]
-    with corpus.store.engine.connect() as conn:
-        ementa = conn.scalar(select(norm.c.ementa).where(norm.c.native_id == "1463"))
-    assert ementa == "Nova ementa."
-    assert "incremental filter was refused" in _messages(corpus)
-
-
-def test_the_server_rejects_datetimes_with_t_and_we_never_send_them(server):
+def test_the_server_rejects_datetimes_with_t_as_sapl_does(server):
+    """The fixture keeps SAPL's filter (and its 400s) though the harvest lists everything."""
     import httpx
 
     bad = httpx.get(server.url + "/api/norma/normajuridica/?data_ultima_atualizacao__gte="
                     "2026-01-01T00:00:00&o=id")
     assert bad.status_code == 400
     assert bad.json() == {"data_ultima_atualizacao__gte": ["Informe uma data/hora válida."]}
-    from datetime import UTC, datetime
-
-    text = sapl_datetime(datetime(2026, 1, 9, 13, 24, 36, tzinfo=UTC))
-    assert text == "2026-01-09 10:24:36"  # São Paulo time, a space, no offset
     good = httpx.get(server.url + "/api/norma/normajuridica/", params={
-        "data_ultima_atualizacao__gte": text, "o": "id", "page_size": 100})
+        "data_ultima_atualizacao__gte": "2026-01-09 10:24:36", "o": "id", "page_size": 100})
     assert [r["id"] for r in good.json()["results"]][:1] == [1474]
 
 
@@ -228,9 +211,10 @@ def test_null_or_empty_texto_integral_makes_no_document(corpus):
     base = {"id": 7, "tipo": 1, "numero": "12-A", "ano": 2010, "data": None,
             "ementa": "E", "ip": "10.0.0.1", "user": 3}
     for value in (None, "", "   "):
-        assert parse_norm({**base, "texto_integral": value}, ctx)["texto_integral"] is None
-    row = parse_norm({**base, "texto_integral": "http://127.0.0.1:8000/media/sapl/public/"
-                      "normajuridica/2010/7/a.pdf"}, ctx)
+        assert parse_norm({**base, "texto_integral": value}, ctx)[0]["texto_integral"] is None
+    row, notes = parse_norm({**base, "texto_integral": "http://127.0.0.1:8000/media/sapl/public/"
+                             "normajuridica/2010/7/a.pdf"}, ctx)
+    assert notes == []
     # /media URLs are rebased on the source's own host and scheme.
     assert row["texto_integral"] == "http://sapl.x.ba.leg.br/media/sapl/public/normajuridica/" \
                                     "2010/7/a.pdf"
@@ -264,6 +248,14 @@ def test_guard_allows_a_loopback_source_only_its_own_host_and_port():
         assert "private" in await check("http://public.example", "http://[::1]/a")
         assert "private" in await check("http://public.example", "http://192.168.0.1/a")
         assert "cannot resolve" in await check(local, "http://unknown.example/a")
+        # IPv6 addresses that lead to an IPv4 host are as private as that host: NAT64,
+        # 6to4, IPv4-compatible, IPv4-mapped, Teredo; and a network's own NAT64 prefix.
+        for address in ("64:ff9b::a00:1", "64:ff9b::7f00:1", "2002:c0a8:1::1", "::7f00:1",
+                        "::ffff:10.0.0.1", "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+                        "64:ff9b:1::808:808"):
+            assert "private" in await check("http://public.example", f"http://[{address}]/a")
+        for address in ("64:ff9b::808:808", "2002:808:808::1", "2001:4860:4860::8888"):
+            assert await check("http://public.example", f"http://[{address}]/a") == "ok"
 
     asyncio.run(main())
 

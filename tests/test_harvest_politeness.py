@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections import defaultdict
 
 from locleg.harvest.fixture_server import Camara, FixtureServer, synthetic_camaras
 from locleg.harvest.net import USER_AGENT
-from locleg.harvest.testing import add_source, counts, problems, run
+from locleg.harvest.testing import add_source, counts, problems, requests_left, run
 
 
 def _arrivals(log) -> dict[str, list[float]]:
@@ -90,3 +91,89 @@ def test_max_time_stops_starting_requests_and_the_next_run_goes_on(corpus):
         assert counts(corpus)["frontier"] > 0
         report = run(corpus, resolve=srv.resolve_env())
     assert report.pending == 0 and counts(corpus)["versions"] == 10
+
+
+def test_a_waiting_host_says_why_and_until_when(corpus):
+    from locleg.harvest.engine import harvest
+    from locleg.harvest.net import Resolver
+    from locleg.harvest.testing import fast_config
+
+    camara = Camara.juazeiro(crawl_delay=0.3)
+    seen: set[str] = set()
+
+    def progress(run) -> None:
+        seen.update(h.wait_reason for h in run.hosts.values() if h.wait_reason)
+
+    with FixtureServer(camara) as srv:
+        add_source(corpus, srv.url, delay=None)
+        harvest(corpus, config=fast_config(), resolver=Resolver({}), on_progress=progress)
+    reasons = {r.split(";")[0] for r in seen}
+    assert "robots.txt Crawl-delay 0.3 s" in reasons
+    assert all(re.search(r"; next request \d\d:\d\d:\d\d UTC$", r) for r in seen)
+
+
+def test_max_time_stops_a_request_that_trickles(corpus):
+    """A server sending a byte a second passes every per-read timeout: the run's deadline
+    still holds, and the request stays in the frontier for the next run."""
+    camara = Camara.juazeiro(crawl_delay=None)
+    with FixtureServer(camara) as srv:
+        add_source(corpus, srv.url)
+        srv.add_fault("trickle", "get_all=true&o=id", value=0.5)
+        started = time.monotonic()
+        report = run(corpus, max_time=3, timeout=5)
+        elapsed = time.monotonic() - started
+    assert elapsed < 30  # the trickle alone would take half an hour
+    assert report.stopped_by_deadline
+    left = requests_left(corpus)
+    assert [(r["kind"], r["state"]) for r in left] == [("norms", "pending")]
+
+
+def test_a_request_past_its_own_deadline_is_retried(corpus):
+    camara = Camara.juazeiro(crawl_delay=None)
+    with FixtureServer(camara) as srv:
+        add_source(corpus, srv.url)
+        srv.add_fault("trickle", "get_all=true&o=id", times=1, value=0.5)
+        report = run(corpus, request_deadline=2, timeout=5)
+    assert report.cycles_finished == 1 and counts(corpus)["norms"] == 25
+    assert "no whole answer within 2 s" in problems(corpus)[0]["message"]
+
+
+def test_a_robots_txt_that_asks_for_a_day_parks_the_host(corpus):
+    camara = Camara.juazeiro(crawl_delay=None)
+    with FixtureServer(camara) as srv:
+        add_source(corpus, srv.url)
+        srv.add_fault("429", "robots.txt", value=86400)
+        started = time.monotonic()
+        report = run(corpus, max_time=120)
+        elapsed = time.monotonic() - started
+    assert elapsed < 30 and not report.stopped_by_deadline  # parked, not waited for
+    assert [h.host for h in report.parked]
+    assert "parked until" in " ".join(p["message"] for p in problems(corpus))
+
+
+def test_files_on_private_addresses_are_refused_at_once(corpus):
+    camara = Camara.juazeiro(crawl_delay=None)
+    real = camara.norm_json
+
+    def private_file(n, origin):
+        row = real(n, origin)
+        if n["id"] == 1464:
+            row["texto_integral"] = "http://10.1.2.3/arquivos/lei.pdf"
+        if n["id"] == 1473:
+            row["texto_integral"] = "http://[fd00::7]:8080/arquivos/lei.docx"
+        return row
+
+    camara.norm_json = private_file
+    with FixtureServer(camara) as srv:
+        add_source(corpus, srv.url)
+        started = time.monotonic()
+        report = run(corpus, backoff_base=30, backoff_max=600)
+        elapsed = time.monotonic() - started
+    assert elapsed < 30  # no backoff, no retries: nothing to wait for
+    assert report.cycles_finished == 1
+    left = {r["host"]: r for r in requests_left(corpus)}
+    assert set(left) == {"10.1.2.3", "[fd00::7]:8080"}
+    assert all(r["state"] == "failed" and "private" in r["last_error"] for r in left.values())
+    messages = [p["message"] for p in problems(corpus)]
+    assert not [m for m in messages if "robots.txt unreadable" in m]
+    assert len([m for m in messages if "refused" in m]) == 2

@@ -25,6 +25,7 @@ from .cli import (
     refresh_search,
 )
 from .errors import UserError
+from .harvest.revalidate import DEFAULT_DAYS as REVALIDATE_DAYS
 from .store.schema import source
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
@@ -84,9 +85,14 @@ def sources_add(platform: str, url: str, jurisdiction: str, delay: str | None,
 
     base_url = normalize_base_url(url)
     chosen = _delay_option(delay)
+
+    def waiting(seconds: float, why: str) -> None:
+        err_console.print(f"waiting {seconds:g} s ({escape(why)}) before the next request to "
+                          f"{escape(base_url)}")
+
     with opened(corpus_dir) as corpus:
         place = corpus.store.require_jurisdiction(jurisdiction)
-        found = asyncio.run(probe(base_url))
+        found = asyncio.run(probe(base_url, on_wait=waiting))
         settings = {"delay": chosen} if chosen is not None else {}
         source_id, new = register(corpus.store, place["ibge_code"], found, settings)
     console.print(f"Found {escape(found.describe())}")
@@ -107,12 +113,17 @@ def sources_add(platform: str, url: str, jurisdiction: str, delay: str | None,
               help="Seconds between requests to this host; 'auto' = robots.txt, else 1 s.")
 @click.option("--interval", metavar="DURATION",
               help="How often to harvest it again (e.g. 24h; default 24h).")
+@click.option("--revalidate-days", metavar="DAYS", type=float,
+              help="Ask for every stored file again (conditionally) at least this often, a "
+                   "share each cycle; default 30, 0 = never (only files of changed norms).")
 @corpus_option
 def sources_set(source_id: int, delay: str | None, interval: str | None,
-                corpus_dir: Path | None) -> None:
+                revalidate_days: float | None, corpus_dir: Path | None) -> None:
     """Change a source's harvest settings."""
-    if delay is None and interval is None:
-        raise UserError("nothing to set: give --delay and/or --interval")
+    if delay is None and interval is None and revalidate_days is None:
+        raise UserError("nothing to set: give --delay, --interval and/or --revalidate-days")
+    if revalidate_days is not None and not 0 <= revalidate_days <= 3650:
+        raise UserError("--revalidate-days takes a number of days from 0 (never) to 3650")
     with opened(corpus_dir) as corpus:
         row = next((s for s in corpus.store.sources() if s["id"] == source_id), None)
         if row is None:
@@ -124,6 +135,8 @@ def sources_set(source_id: int, delay: str | None, interval: str | None,
                 settings.pop("delay")
         if interval is not None:
             settings["interval"] = parse_duration(interval)
+        if revalidate_days is not None:
+            settings["revalidate_days"] = revalidate_days
         with corpus.store.transaction() as conn:
             conn.execute(update(source).where(source.c.id == source_id)
                          .values(settings=json.dumps(settings)))
@@ -160,6 +173,7 @@ def sources_list(as_json: bool, corpus_dir: Path | None) -> None:
             "delay": delay if delay is not None else host_row.get("crawl_delay"),
             "delay_from": "operator" if delay is not None else (
                 "robots.txt" if host_row.get("crawl_delay") is not None else "default"),
+            "revalidate_days": settings.get("revalidate_days", REVALIDATE_DAYS),
             "norms": h.get("norms", 0), "removed": h.get("removed", 0),
             "pending": h.get("pending", 0), "files_pending": h.get("files_pending", 0),
             "failed": h.get("failed", 0), "parked_until": h.get("parked_until"),
@@ -221,13 +235,26 @@ def discover_sapl(uf: str, concurrency: int, timeout: float, dry_run: bool,
                       f"SAPL {f['version'] or '3.1'}  {mark}")
     for host, why in report.refused:
         console.print(f"  [yellow]not registered[/] {host}: {escape(why)}")
+    for host, why in report.busy:
+        console.print(f"  [yellow]busy, try again later[/] {host}: {escape(why)}")
     new = sum(1 for f in report.found if f["new"])
     console.print(f"Probed {report.probed:,} hosts of {uf.upper()}: {len(report.found):,} SAPL "
                   f"({new:,} new sources), {len(report.refused):,} answered but are not a SAPL "
-                  f"3.1, {report.unreachable:,} did not answer")
+                  f"3.1, {len(report.busy):,} were busy (429/5xx), {report.unreachable:,} did "
+                  "not answer")
 
 
 # -- harvest ---------------------------------------------------------------------------------
+
+
+def _host_state(h, now: float) -> str:
+    if h.parked_until:
+        return f"parked until {_when(h.parked_until)}"
+    if h.busy:
+        return "fetching"
+    if h.waiting_until:
+        return f"waiting {max(0.0, h.waiting_until - now):.0f} s: {h.wait_reason or ''}"
+    return "idle"
 
 
 def _hosts_table(run, limit: int = 20) -> Table:
@@ -237,44 +264,66 @@ def _hosts_table(run, limit: int = 20) -> Table:
     hosts = sorted(run.hosts.values(), key=lambda h: (not h.busy, h.waiting_until is None,
                                                        -h.requests))
     for h in hosts[:limit]:
-        if h.parked_until:
-            state = f"parked until {_when(h.parked_until)}"
-        elif h.busy:
-            state = "fetching"
-        elif h.waiting_until:
-            state = f"waiting {max(0.0, h.waiting_until - loop_time):.0f} s"
-        else:
-            state = "idle"
-        table.add_row(h.host, f"{h.requests:,}", f"{h.ok:,}", f"{h.errors:,}", f"{h.norms:,}",
-                      f"{h.files:,}", f"{h.bytes / 1e6:,.1f}", state)
+        table.add_row(escape(h.host), f"{h.requests:,}", f"{h.ok:,}", f"{h.errors:,}",
+                      f"{h.norms:,}", f"{h.files:,}", f"{h.bytes / 1e6:,.1f}",
+                      escape(_host_state(h, loop_time)))
     if len(hosts) > limit:
         table.add_row(f"… and {len(hosts) - limit:,} more hosts", "", "", "", "", "", "", "")
     return table
+
+
+class _Heartbeat:
+    """Progress for a log (no terminal): one line a minute, with what each host waits for."""
+
+    def __init__(self, every: float = 60.0) -> None:
+        self.every = every
+        self.last = time.monotonic()
+
+    def __call__(self, run) -> None:
+        now = time.monotonic()
+        if now - self.last < self.every:
+            return
+        self.last = now
+        hosts = list(run.hosts.values())
+        fetching = sum(1 for h in hosts if h.busy)
+        waiting = [h for h in hosts if h.waiting_until]
+        sample = "; ".join(f"{h.host}: {_host_state(h, now)}" for h in waiting[:3])
+        err_console.print(
+            f"{datetime.now(UTC):%H:%M:%S} UTC  {len(hosts):,} host(s): {fetching:,} fetching, "
+            f"{len(waiting):,} waiting" + (f" ({escape(sample)})" if sample else "")
+            + f"; {sum(h.requests for h in hosts):,} requests, "
+            f"{sum(h.files for h in hosts):,} files so far", highlight=False)
 
 
 @cli.command()
 @click.option("--source", "source_ids", type=int, multiple=True, metavar="ID",
               help="Harvest this source (repeatable).")
 @click.option("--all", "all_sources", is_flag=True, help="Harvest every SAPL source (default).")
-@click.option("--max-time", metavar="DURATION", help="Stop starting requests after this "
-              "long (e.g. 6h); what is left stays in the frontier for the next run.")
+@click.option("--max-time", metavar="DURATION", help="Stop after this long (e.g. 6h), even in "
+              "the middle of a request; what is left stays in the frontier for the next run.")
 @click.option("--concurrency", default=16, show_default=True,
               help="Requests in flight across all hosts (each host: one at a time).")
-@click.option("--timeout", default=60.0, show_default=True, help="Seconds per request.")
+@click.option("--timeout", default=60.0, show_default=True,
+              help="Seconds per network operation (connect, each read).")
+@click.option("--request-deadline", default="30m", show_default=True, metavar="DURATION",
+              help="Longest a whole request may take, body included (a server that trickles "
+                   "a byte at a time is cut off and retried later).")
 @click.option("--max-file-size", default=200, show_default=True, metavar="MB",
               help="Originals larger than this are refused and recorded.")
 @click.option("--refresh", is_flag=True, help="Start a new cycle even if the source is not due.")
-@click.option("--full", is_flag=True, help="List every norm (not only changed ones); norms "
-              "gone from the câmara are marked removed.")
+@click.option("--full", is_flag=True, help="Rewrite every norm and ask for every file again "
+              "(unconditionally), even those whose source gives no sign of change.")
 @click.option("--no-files", is_flag=True, help="List norms and documents; fetch no originals.")
 @corpus_option
 def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None,
-            concurrency: int, timeout: float, max_file_size: int, refresh: bool, full: bool,
-            no_files: bool, corpus_dir: Path | None) -> None:
+            concurrency: int, timeout: float, request_deadline: str, max_file_size: int,
+            refresh: bool, full: bool, no_files: bool, corpus_dir: Path | None) -> None:
     """Harvest SAPL sources politely: norms, anexos, vínculos and their originals.
 
-    Interrupt it at any moment (Ctrl-C, or even a kill) and run it again: it resumes from
-    the frontier kept in the corpus database.
+    Every cycle lists every norm (deletions included), stores what changed, and asks again
+    for the files of changed norms and for a share of all files (see `sources set
+    --revalidate-days`). Interrupt it at any moment (Ctrl-C, or even a kill) and run it
+    again: it resumes from the frontier kept in the corpus database.
     """
     from .harvest.engine import Harvest, HarvestConfig
 
@@ -283,7 +332,10 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
     seconds = parse_duration(max_time) if max_time else None
     if concurrency < 1:
         raise UserError("--concurrency must be at least 1")
-    config = HarvestConfig(concurrency=concurrency, timeout=timeout,
+    deadline = parse_duration(request_deadline)
+    if deadline <= 0 or timeout <= 0:
+        raise UserError("--timeout and --request-deadline must be more than 0")
+    config = HarvestConfig(concurrency=concurrency, timeout=timeout, request_deadline=deadline,
                            max_file_size=max_file_size * 2**20, refresh=refresh or full,
                            full=full, files=not no_files)
     with opened(corpus_dir) as corpus:
@@ -296,8 +348,8 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
                 raise UserError(f"no SAPL source {sid}: see `locleg sources list`")
         live = Live(console=err_console, refresh_per_second=2, transient=True,
                     auto_refresh=True) if err_console.is_terminal else None
-        run = Harvest(corpus, config, on_progress=(lambda r: live.update(_hosts_table(r)))
-                      if live else None)
+        progress = (lambda r: live.update(_hosts_table(r))) if live else _Heartbeat()
+        run = Harvest(corpus, config, on_progress=progress)
         started = time.monotonic()
         if live:
             with live:
@@ -311,13 +363,14 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
     console.print(
         f"Harvested in {elapsed:,.1f} s: {report.cycles_started} cycle(s) started, "
         f"{report.cycles_finished} finished; {report.norms:,} norms listed, "
-        f"{report.files:,} files fetched ({report.new_versions:,} new versions)"
+        f"{report.files:,} files fetched ({report.new_versions:,} new versions, "
+        f"{report.confirmed:,} confirmed unchanged)"
         + (f", {report.removed:,} norms marked removed" if report.removed else "")
         + (f"; {report.errors:,} errors (see `locleg sources list`, `locleg status`)"
            if report.errors else "")
     )
     for h in report.parked:
-        err_console.print(f"[yellow]parked:[/] {h.host} until {_when(h.parked_until)}: "
+        err_console.print(f"[yellow]parked:[/] {escape(h.host)} until {_when(h.parked_until)}: "
                           f"{escape(h.last_error or '')}")
     if report.pending:
         when = _when(report.next_request_at)
@@ -327,4 +380,19 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
     if report.failed:
         console.print(f"{report.failed:,} requests failed this cycle; they are retried next "
                       "cycle")
+    if report.not_due:
+        _say_not_due(report.not_due, nothing_done=not report.hosts)
 
+
+def _say_not_due(not_due: list[dict], nothing_done: bool) -> None:
+    """Which sources were left alone because their next cycle is not due, and how to go now."""
+    head = "Nothing to do: " if nothing_done else ""
+    console.print(f"{head}{len(not_due):,} source(s) not due yet:")
+    for item in sorted(not_due, key=lambda i: i["next_due_at"])[:20]:
+        console.print(f"  source {item['id']}  {escape(item['base_url'])}  next due "
+                      f"{_when(item['next_due_at'])} UTC")
+    if len(not_due) > 20:
+        console.print(f"  … and {len(not_due) - 20:,} more (`locleg sources list`)")
+    ids = " ".join(f"--source {i['id']}" for i in not_due[:3])
+    console.print(f"To harvest now: `locleg harvest --refresh` (all of them) or "
+                  f"`locleg harvest {ids} --refresh`")

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from sqlalchemy import update
 
 from ..jurisdictions import fold
-from ..store import Store
+from ..store import Store, utcnow
 from ..store.schema import source
-from .net import Resolver, make_client
-from .sapl import PLATFORM, NotSapl, Probe, Unreachable, probe
+from . import frontier
+from .net import Resolver, host_key, make_client
+from .sapl import PLATFORM, Busy, NotSapl, Probe, Unreachable, probe
 
 
 def host_label(name: str) -> str:
@@ -44,6 +45,7 @@ class Discovery:
     probed: int = 0
     found: list[dict] = field(default_factory=list)  # {ibge_code, name, base_url, version, new}
     refused: list[tuple[str, str]] = field(default_factory=list)  # (host, why)
+    busy: list[tuple[str, str]] = field(default_factory=list)  # answered 429/5xx: try later
     unreachable: int = 0
 
 
@@ -60,6 +62,10 @@ def register(store: Store, jurisdiction_code: int, found: Probe,
         if settings is not None:
             values["settings"] = json.dumps(settings)
         conn.execute(update(source).where(source.c.id == source_id).values(**values))
+        # The probe read robots.txt: the first harvest need not ask again today.
+        frontier.save_host(conn, host_key(found.base_url), robots_txt=found.robots_txt,
+                           robots_status=found.robots_status, robots_fetched_at=utcnow(),
+                           crawl_delay=found.crawl_delay)
     return source_id, source_id not in before
 
 
@@ -80,6 +86,10 @@ async def discover(store: Store, uf: str, *, resolver: Resolver | None = None,
                     found = await probe(f"{scheme}://{host}", resolver, timeout, client)
                 except Unreachable:
                     continue
+                except Busy as e:
+                    report.busy.append((host, str(e)))
+                    outcome = "busy"
+                    break
                 except NotSapl as e:
                     report.refused.append((host, str(e)))
                     outcome = "not a SAPL 3.1"

@@ -14,6 +14,7 @@ import asyncio
 import hashlib
 import json
 import random
+import traceback
 from collections import deque
 from collections.abc import Callable, Iterable
 from contextlib import asynccontextmanager
@@ -23,13 +24,13 @@ from typing import Any
 
 import httpx
 from protego import Protego
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.engine import Connection
 
 from ..corpus import Corpus
 from ..store import utcnow
 from ..store.schema import document, norm, source, version
-from . import frontier, sapl
+from . import frontier, revalidate, rows, sapl
 from .net import (
     ROBOTS_AGENT,
     USER_AGENT,
@@ -57,6 +58,9 @@ def aware(moment: datetime | None) -> datetime | None:
 class HarvestConfig:
     concurrency: int = 16  # requests in flight over all hosts
     timeout: float = 60.0  # seconds, per network operation
+    # seconds for a whole request, body and writes included: a server that trickles a byte a
+    # second passes every per-operation timeout
+    request_deadline: float = 1800.0
     max_file_size: int = 200 * 2**20
     max_json_size: int = 64 * 2**20  # one page or small table (get_all listings are streamed)
     default_delay: float = 1.0  # when robots.txt names no Crawl-delay
@@ -68,11 +72,12 @@ class HarvestConfig:
     max_retry_after: float = 3600.0  # a longer Retry-After parks the host instead
     robots_ttl: float = 86400.0
     interval: float = 86400.0  # between cycles of a source
-    full_every: float = 7 * 86400.0  # a full listing (removals) at least this often
+    full_every: float = 7 * 86400.0  # every row rewritten at least this often
+    revalidate_days: float = revalidate.DEFAULT_DAYS  # each file confirmed at least this often
     batch: int = 1000  # norms per transaction
     file_batch: int = 64  # fetched files per transaction
     refresh: bool = False  # start a new cycle even when the source is not due
-    full: bool = False  # list everything this cycle (detects removed norms)
+    full: bool = False  # rewrite every row and revalidate every file this cycle
     files: bool = True  # fetch the originals (False: only list)
 
 
@@ -102,6 +107,13 @@ class SourceContext:
         value = self.settings.get("delay")
         return float(value) if value is not None else None
 
+    def interval(self, config: HarvestConfig) -> float:
+        return float(self.settings.get("interval") or config.interval)
+
+    def revalidate_days(self, config: HarvestConfig) -> float:
+        value = self.settings.get("revalidate_days")
+        return float(value) if value is not None else config.revalidate_days
+
 
 @dataclass
 class HostState:
@@ -122,6 +134,10 @@ class HostState:
     last_error: str | None = None
     busy: bool = False
     waiting_until: float | None = None
+    wait_reason: str | None = None  # why the host waits: shown by the progress
+    delay_reason: str = ""  # where the spacing after the last request comes from
+    refused: str | None = None  # a host we will not talk to (private address, ...)
+    source_id: int | None = None  # the source of its latest request, to report to
 
 
 @dataclass
@@ -135,6 +151,9 @@ class HarvestReport:
     failed: int = 0
     next_request_at: datetime | None = None
     stopped_by_deadline: bool = False
+    revalidations: int = 0  # files queued to be confirmed at their source
+    confirmed: int = 0  # files whose source confirmed the stored bytes (304, same sha256)
+    not_due: list[dict] = field(default_factory=list)  # {id, base_url, next_due_at}
 
     @property
     def norms(self) -> int:
@@ -153,6 +172,19 @@ class HarvestReport:
         return [h for h in self.hosts.values() if h.parked_until]
 
 
+@dataclass
+class FileOutcome:
+    """A file request done: a new version to store, or the stored one confirmed."""
+
+    request: frontier.Request
+    document_id: int
+    new_version: dict | None = None
+    # the same bytes with new validators: kept on the current version for the next request
+    current_version_id: int | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+
+
 class Harvest:
     """One harvest run over some SAPL sources of a corpus."""
 
@@ -169,7 +201,7 @@ class Harvest:
         self.report = HarvestReport(hosts=self.hosts)
         self._workers: dict[str, asyncio.Task] = {}
         self._wakeups: dict[str, asyncio.Event] = {}
-        self._files_done: list[tuple[frontier.Request, dict | None]] = []
+        self._files_done: list[FileOutcome] = []
         self._flush_lock = asyncio.Lock()
         self._db_lock = asyncio.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -183,14 +215,23 @@ class Harvest:
     # -- services for the source handlers ------------------------------------------------
 
     async def db(self, fn: Callable, *args: Any) -> Any:
-        """Run fn(conn, *args) in one transaction, on the one database thread."""
+        """Run fn(conn, *args) in one transaction, on the one database thread.
+
+        A cancelled caller (a deadline, Ctrl-C) waits for the transaction to end first, so
+        the lock is never released while a write is still running.
+        """
 
         def run() -> Any:
             with self.store.transaction() as conn:
                 return fn(conn, *args)
 
         async with self._db_lock:
-            return await asyncio.to_thread(run)
+            task = asyncio.ensure_future(asyncio.to_thread(run))
+            try:
+                return await asyncio.shield(task)
+            except asyncio.CancelledError:
+                await asyncio.wait([task])
+                raise
 
     async def analyze(self) -> None:
         """Fresh planner statistics while a big listing fills empty tables (PostgreSQL).
@@ -232,9 +273,13 @@ class Harvest:
             await self._sem.acquire()
 
     async def problem(self, ctx: SourceContext, stage: str, subject: str, message: str) -> None:
+        message = rows.text(message) or ""
+        subject = rows.text(subject) or ""
+
         def write(conn: Connection) -> None:
             from ..store.schema import problem
-            conn.execute(problem.insert(), {"at": utcnow(), "stage": stage, "subject": subject,
+            conn.execute(problem.insert(), {"at": utcnow(), "stage": stage,
+                                            "subject": subject[:2000],
                                             "message": message[:4000], "source_id": ctx.id})
             conn.execute(update(source).where(source.c.id == ctx.id)
                          .values(last_error=message[:2000]))
@@ -242,15 +287,20 @@ class Harvest:
         await self.db(write)
 
     def count(self, ctx: SourceContext, what: str, n: int) -> None:
+        """A handler's tally: norms listed, norms marked removed."""
         state = self.hosts.get(host_key(ctx.base_url))
         if state is not None and what == "norms":
             state.norms += n
+        elif what == "removed":
+            self.report.removed += n
         self._progress()
 
     def save_state(self, conn: Connection, ctx: SourceContext, **values: Any) -> None:
         ctx.state.update(values)
+        # ASCII JSON: a lone surrogate in a publisher's value stays an escape, never a str
+        # the database cannot encode.
         conn.execute(update(source).where(source.c.id == ctx.id)
-                     .values(state=json.dumps(ctx.state, ensure_ascii=False)))
+                     .values(state=json.dumps(ctx.state)))
 
     def wake(self, hosts: Iterable[str]) -> None:
         """New requests for these hosts: start or wake their workers (from any thread)."""
@@ -268,7 +318,7 @@ class Harvest:
         def write(conn: Connection) -> int:
             removed = 0
             seen_since = datetime.fromisoformat(payload.get("seen_since") or payload["cycle"])
-            if full:
+            if complete:
                 # Missing from a complete listing: gone from the câmara. Marked, never deleted.
                 removed = conn.execute(
                     update(norm).where(norm.c.source_id == ctx.id,
@@ -281,8 +331,7 @@ class Harvest:
             self.save_state(conn, ctx, **values)
             error = None if complete else "the last listing was incomplete (see problems)"
             row = {"last_run_at": started, "last_error": error,
-                   "next_due_at": now + timedelta(seconds=float(
-                       ctx.settings.get("interval") or self.config.interval))}
+                   "next_due_at": now + timedelta(seconds=ctx.interval(self.config))}
             if complete:
                 row["last_success_at"] = started
             conn.execute(update(source).where(source.c.id == ctx.id).values(**row))
@@ -318,9 +367,9 @@ class Harvest:
 
     async def _load_sources(self, source_ids: Iterable[int] | None) -> None:
         wanted = set(source_ids) if source_ids is not None else None
-        rows = await asyncio.to_thread(self.store.sources)
+        rows_ = await asyncio.to_thread(self.store.sources)
         now = utcnow()
-        for row in rows:
+        for row in rows_:
             if row["platform"] != sapl.PLATFORM or (wanted is not None and row["id"] not in wanted):
                 continue
             ctx = SourceContext(row["id"], row["base_url"], row["jurisdiction_code"],
@@ -328,32 +377,33 @@ class Harvest:
                                 json.loads(row["state"] or "{}"),
                                 Guard(row["base_url"], self.resolver))
             self.sources[ctx.id] = ctx
-            due = self.config.refresh or self.config.full or row["next_due_at"] is None \
-                or aware(row["next_due_at"]) <= now
+            next_due = aware(row["next_due_at"])
+            due = self.config.refresh or self.config.full or next_due is None or next_due <= now
             if not due:
+                self.report.not_due.append({"id": ctx.id, "base_url": ctx.base_url,
+                                            "next_due_at": next_due})
                 continue
-            mode, since = self._mode(ctx, now)
+            rewrite = self._rewrite(ctx, now)
 
-            def seed(conn: Connection, ctx=ctx, mode=mode, since=since) -> bool:
+            def seed(conn: Connection, ctx=ctx, rewrite=rewrite) -> int | None:
                 if frontier.has_pending_chain(conn, ctx.id):
-                    return False
-                sapl.start_cycle(conn, ctx, mode, since)
-                return True
+                    return None
+                sapl.start_cycle(conn, ctx, rewrite)
+                return revalidate.queue(conn, ctx.id, now, days=ctx.revalidate_days(self.config),
+                                        interval=ctx.interval(self.config),
+                                        everything=self.config.full)
 
-            if await self.db(seed):
+            queued = await self.db(seed)
+            if queued is not None:
                 self.report.cycles_started += 1
+                self.report.revalidations += queued
 
-    def _mode(self, ctx: SourceContext, now: datetime) -> tuple[str, str | None]:
-        """Full listing, or incremental since the last listing (minus a margin)."""
-        last = ctx.state.get("last_listing_at")
+    def _rewrite(self, ctx: SourceContext, now: datetime) -> bool:
+        """Whether this cycle rewrites every row (--full, the first, or a week since the last)."""
         last_full = ctx.state.get("last_full_at")
-        if (self.config.full or not last or not last_full
-                or not ctx.capabilities.lookups
+        return (self.config.full or not last_full
                 or now - datetime.fromisoformat(last_full)
-                > timedelta(seconds=self.config.full_every)):
-            return "full", None
-        since = datetime.fromisoformat(last) - sapl.INCREMENTAL_MARGIN
-        return "incremental", sapl.sapl_datetime(since)
+                > timedelta(seconds=self.config.full_every))
 
     def _wake_now(self, hosts: Iterable[str]) -> None:
         for host in hosts:
@@ -368,51 +418,78 @@ class Harvest:
 
     async def _worker(self, host: str) -> None:
         state = self.hosts[host]
-        queue: deque[frontier.Request] = deque()
-        loop = self._loop
         try:
-            if not state.robots_loaded:
-                await self._load_host(state)
-            while True:
-                if state.parked_until and state.parked_until > utcnow():
-                    break
-                if not queue:
-                    await self._flush_files()
-                    queue.extend(await self.db(frontier.load, host, 100, self.config.files,
-                                               list(self.sources)))
-                    if not queue:
-                        break
-                req = queue[0]
-                ctx = self.sources[req.source_id]
-                due = loop.time() + (aware(req.not_before) - utcnow()).total_seconds()
-                start = max(due, state.next_allowed)
-                if self._deadline is not None and start > self._deadline:
-                    self.report.stopped_by_deadline = True
-                    break
-                if start > loop.time():
-                    if await self._sleep(state, start - loop.time()):
-                        queue.clear()  # new requests arrived: take them in order
-                    continue
-                queue.popleft()
-                if not state.robots_loaded:
-                    await self._fetch_robots(state, ctx, req.url)
-                    queue.appendleft(req)
-                    continue
-                await self._perform(state, ctx, req, queue)
+            await self._work(state)
+        except Exception as e:  # a bug of ours: this host stops, the others go on
+            state.errors += 1
+            state.last_error = _internal(e)
+            ctx = self.sources.get(state.source_id) or next(iter(self.sources.values()))
+            await self.problem(ctx, "harvest", host, f"the worker for {host} stopped: "
+                               f"{state.last_error}")
         finally:
             self._workers.pop(host, None)
             self._wakeups.pop(host, None)
             client = self._clients.pop(host, None)
             if client is not None:
                 await client.aclose()
-            state.busy, state.waiting_until = False, None
+            state.busy, state.waiting_until, state.wait_reason = False, None, None
             self._progress()
 
-    async def _sleep(self, state: HostState, seconds: float) -> bool:
+    async def _work(self, state: HostState) -> None:
+        host = state.host
+        queue: deque[frontier.Request] = deque()
+        loop = self._loop
+        if not state.robots_loaded:
+            await self._load_host(state)
+        while True:
+            if state.parked_until and state.parked_until > utcnow():
+                break
+            if not queue:
+                await self._flush_files()
+                queue.extend(await self.db(frontier.load, host, 100, self.config.files,
+                                           list(self.sources)))
+                if not queue:
+                    break
+            req = queue[0]
+            ctx = self.sources[req.source_id]
+            state.source_id = ctx.id
+            if state.refused:
+                await self._refuse_host(state, ctx, state.refused)
+                queue.clear()
+                continue
+            due = loop.time() + (aware(req.not_before) - utcnow()).total_seconds()
+            start = max(due, state.next_allowed)
+            if self._deadline is not None and start > self._deadline:
+                self.report.stopped_by_deadline = True
+                break
+            if start > loop.time():
+                reason = self._wait_reason(state, req, due)
+                if await self._sleep(state, start - loop.time(), reason):
+                    queue.clear()  # new requests arrived: take them in order
+                continue
+            queue.popleft()
+            if not state.robots_loaded:
+                await self._fetch_robots(state, ctx, req.url)
+                queue.appendleft(req)
+                continue
+            if not await self._perform(state, ctx, req, queue):
+                break
+
+    def _wait_reason(self, state: HostState, req: frontier.Request, due: float) -> str:
+        if due > state.next_allowed and req.attempts:
+            why = f"retry {req.attempts + 1} of {req.kind}"
+            if req.last_error:
+                why += f" after: {req.last_error[:80]}"
+            return why
+        return state.delay_reason or "spacing between requests"
+
+    async def _sleep(self, state: HostState, seconds: float, reason: str) -> bool:
         """Wait for the host's turn; True when woken early by new requests."""
         event = self._wakeups[state.host]
         event.clear()
         state.waiting_until = self._loop.time() + seconds
+        when = utcnow() + timedelta(seconds=seconds)
+        state.wait_reason = f"{reason}; next request {when:%H:%M:%S} UTC"
         self._progress()
         try:
             await asyncio.wait_for(event.wait(), seconds)
@@ -420,24 +497,47 @@ class Harvest:
         except TimeoutError:
             return False
         finally:
-            state.waiting_until = None
+            state.waiting_until = state.wait_reason = None
+
+    def _budget(self) -> float:
+        """Seconds the next request may take: its own deadline, within the run's."""
+        budget = self.config.request_deadline
+        if self._deadline is not None:
+            budget = min(budget, self._deadline - self._loop.time())
+        return max(budget, 0.0)
 
     async def _perform(self, state: HostState, ctx: SourceContext, req: frontier.Request,
-                       queue: deque) -> None:
+                       queue: deque) -> bool:
+        """Make one request and store what it brings; False when the run's time is up."""
+        budget = self._budget()
         async with self._sem:
             state.busy = True
             self._progress()
             error: FetchError | None = None
             try:
-                if req.kind == frontier.FILE:
-                    await self._file(ctx, req)
-                else:
-                    await sapl.handle(self, ctx, req)
+                async with asyncio.timeout(budget):
+                    if req.kind == frontier.FILE:
+                        await self._file(ctx, req)
+                    else:
+                        await sapl.handle(self, ctx, req)
             except FetchError as e:
                 error = e
+            except TimeoutError:
+                if self._deadline is not None and self._loop.time() >= self._deadline - 0.05:
+                    # --max-time: the request stays in the frontier, the next run redoes it.
+                    self.report.stopped_by_deadline = True
+                    return False
+                error = FetchError(f"no whole answer within {budget:.0f} s (the request's "
+                                   f"deadline): {req.url}", transient=True)
+            except Exception as e:
+                # Whatever the answer held that we did not foresee costs this request, never
+                # the harvest: recorded, set aside (failed) until the next cycle.
+                error = FetchError(f"could not handle the answer to {req.url}: {_internal(e)}",
+                                   transient=False)
             finally:
                 state.busy = False
                 state.next_allowed = self._loop.time() + self._delay(state, ctx)
+                state.delay_reason = self._delay_reason(state, ctx)
         if error is None:
             state.ok += 1
             state.failures = 0
@@ -447,6 +547,7 @@ class Harvest:
             queue.clear()
             await self._failed(state, ctx, req, error)
         self._progress()
+        return True
 
     def _client(self, url: str) -> httpx.AsyncClient:
         host = host_key(url)
@@ -463,6 +564,14 @@ class Harvest:
         if state.crawl_delay is not None:
             return state.crawl_delay
         return self.config.default_delay
+
+    def _delay_reason(self, state: HostState, ctx: SourceContext) -> str:
+        delay = self._delay(state, ctx)
+        if ctx.delay is not None:
+            return f"operator delay {delay:g} s (sources set {ctx.id} --delay)"
+        if state.crawl_delay is not None:
+            return f"robots.txt Crawl-delay {delay:g} s"
+        return f"default delay {delay:g} s"
 
     def _note_request(self, url: str) -> None:
         state = self.hosts.get(host_key(url))
@@ -488,13 +597,31 @@ class Harvest:
     async def _fetch_robots(self, state: HostState, ctx: SourceContext, url: str) -> None:
         scheme = url.split("://", 1)[0]
         robots_url = f"{scheme}://{state.host}/robots.txt"
+        try:
+            await ctx.guard.check(robots_url)
+        except Refused as e:
+            # Not a server problem: no request, no retry, no waiting.
+            state.refused = str(e)
+            return
+        except FetchError as e:
+            await self._host_failed(state, ctx, robots_url, e)
+            return
         async with self._sem:
             state.requests += 1
             try:
-                async with open_stream(self._client(robots_url), robots_url,
-                                       ctx.guard) as response:
+                async with asyncio.timeout(self._budget()), \
+                        open_stream(self._client(robots_url), robots_url,
+                                    ctx.guard) as response:
                     body = await read_capped(response, 2**20)
                     status, headers = response.status_code, response.headers
+            except TimeoutError:
+                state.next_allowed = self._loop.time() + self._delay(state, ctx)
+                if self._deadline is not None and self._loop.time() >= self._deadline - 0.05:
+                    return
+                await self._host_failed(state, ctx, robots_url, FetchError(
+                    f"no whole answer within the request's deadline: {robots_url}",
+                    transient=True))
+                return
             except FetchError as e:
                 state.next_allowed = self._loop.time() + self._delay(state, ctx)
                 await self._host_failed(state, ctx, robots_url, e)
@@ -504,11 +631,12 @@ class Harvest:
             await self._host_failed(state, ctx, robots_url,
                                     status_error(robots_url, status, headers))
             return
-        text = body.decode("utf-8", "replace") if status == 200 else None
+        text = rows.text(body.decode("utf-8", "replace")) if status == 200 else None
         state.robots = Protego.parse(text) if text else None
         state.crawl_delay = state.robots.crawl_delay(ROBOTS_AGENT) if state.robots else None
         state.robots_loaded = True
         state.next_allowed = self._loop.time() + self._delay(state, ctx)
+        state.delay_reason = self._delay_reason(state, ctx)
         await self.db(lambda conn: frontier.save_host(
             conn, state.host, robots_txt=text, robots_status=status,
             robots_fetched_at=utcnow(), crawl_delay=state.crawl_delay))
@@ -519,47 +647,63 @@ class Harvest:
                 and not state.robots.can_fetch(url, USER_AGENT):
             raise Refused(f"disallowed by robots.txt: {url}")
 
+    async def _refuse_host(self, state: HostState, ctx: SourceContext, reason: str) -> None:
+        """Every request to a host we will not talk to fails now, recorded once per run."""
+        count = await self.db(frontier.refuse_host, state.host, list(self.sources), reason)
+        state.errors += count
+        state.last_error = reason
+        await self.problem(ctx, "fetch", state.host, f"{reason} ({count:,} request(s) refused, "
+                           "not retried before the next cycle)")
+
     # -- files ---------------------------------------------------------------------------
 
     async def _file(self, ctx: SourceContext, req: frontier.Request) -> None:
         current = await self.db(_current_version, req.payload.get("document_id"))
-        if current is None:  # the document is gone from the corpus: nothing to fetch
+        if current is None:  # the document is gone from the corpus or its source: skip it
             await self.db(lambda conn: frontier.complete(conn, [req.id]))
             return
         headers = {}
-        if current.get("etag"):
-            headers["If-None-Match"] = current["etag"]
-        if current.get("last_modified"):
-            headers["If-Modified-Since"] = current["last_modified"]
+        if not req.payload.get("unconditional"):
+            if current.get("etag"):
+                headers["If-None-Match"] = current["etag"]
+            if current.get("last_modified"):
+                headers["If-Modified-Since"] = current["last_modified"]
         fetched = await self.get(ctx, req.url, headers=headers,
                                  max_bytes=self.config.max_file_size)
         state = self.hosts[host_key(req.url)]
+        outcome = FileOutcome(req, current["document_id"])
         if fetched.status == 304:
-            await self._file_done(req, None)
+            await self._file_done(outcome)
             return
         if fetched.status != 200:
             raise status_error(req.url, fetched.status, fetched.headers)
         data = fetched.body
         state.files += 1
         state.bytes += len(data)
+        etag = rows.text(fetched.headers.get("etag"))
+        last_modified = rows.text(fetched.headers.get("last-modified"))
 
-        def store_blob() -> dict | None:
+        def store_blob() -> None:
             digest = hashlib.sha256(data).hexdigest()
             if digest == current.get("sha256"):
-                return None
+                if (etag, last_modified) != (current["etag"], current["last_modified"]):
+                    outcome.current_version_id = current["version_id"]
+                    outcome.etag, outcome.last_modified = etag, last_modified
+                return
             from ..extract import sniff_media_type
 
             self.corpus.blobs.put(data, digest)
-            return {"document_id": current["document_id"], "sha256": digest, "size": len(data),
-                    "media_type": sniff_media_type(data), "fetched_at": utcnow(),
-                    "origin": fetched.url, "http_status": fetched.status,
-                    "etag": fetched.headers.get("etag"),
-                    "last_modified": fetched.headers.get("last-modified")}
+            outcome.new_version = {
+                "document_id": current["document_id"], "sha256": digest, "size": len(data),
+                "media_type": sniff_media_type(data), "fetched_at": utcnow(),
+                "origin": fetched.url, "http_status": fetched.status, "etag": etag,
+                "last_modified": last_modified}
 
-        await self._file_done(req, await asyncio.to_thread(store_blob))
+        await asyncio.to_thread(store_blob)
+        await self._file_done(outcome)
 
-    async def _file_done(self, req: frontier.Request, row: dict | None) -> None:
-        self._files_done.append((req, row))
+    async def _file_done(self, outcome: FileOutcome) -> None:
+        self._files_done.append(outcome)
         if len(self._files_done) >= self.config.file_batch:
             await self._flush_files()
 
@@ -568,17 +712,29 @@ class Harvest:
             done, self._files_done = self._files_done, []
             if not done:
                 return
-            rows = [row for _, row in done if row is not None]
-            if rows:
+            new = [o.new_version for o in done if o.new_version is not None]
+            if new:
                 # Originals reach the disk before the rows that name them are committed.
                 await asyncio.to_thread(self.corpus.blobs.sync)
+            validators = [{"b_id": o.current_version_id, "b_etag": o.etag,
+                           "b_modified": o.last_modified}
+                          for o in done if o.current_version_id is not None]
+            now = utcnow()
 
             def write(conn: Connection) -> None:
-                self.store.add_versions(conn, rows)
-                frontier.complete(conn, [req.id for req, _ in done])
+                self.store.add_versions(conn, new)
+                if validators:
+                    conn.execute(update(version).where(version.c.id == bindparam("b_id"))
+                                 .values(etag=bindparam("b_etag"),
+                                         last_modified=bindparam("b_modified")), validators)
+                conn.execute(update(document)
+                             .where(document.c.id.in_({o.document_id for o in done}))
+                             .values(checked_at=now))
+                frontier.complete(conn, [o.request.id for o in done])
 
             await self.db(write)
-            self.report.new_versions += len(rows)
+            self.report.new_versions += len(new)
+            self.report.confirmed += len(done) - len(new)
 
     async def _flush_periodically(self) -> None:
         while True:
@@ -604,6 +760,7 @@ class Harvest:
                              f"Retry-After {retry_after:.0f} s")
         if retry_after is not None:
             state.next_allowed = max(state.next_allowed, self._loop.time() + retry_after)
+            state.delay_reason = f"HTTP {error.status} Retry-After {retry_after:.0f} s"
         if error.transient and attempts < self.config.max_attempts:
             wait = retry_after if retry_after is not None else self._backoff(attempts)
             when = now + timedelta(seconds=wait)
@@ -632,14 +789,21 @@ class Harvest:
         state.errors += 1
         state.failures += 1
         state.last_error = str(error)
-        wait = error.retry_after if error.retry_after is not None \
-            else self._backoff(state.failures)
-        state.next_allowed = self._loop.time() + wait
-        await self.problem(ctx, "harvest", url, f"{error} (robots.txt unreadable: host waits "
-                           f"{wait:.1f} s)")
-        if state.failures >= self.config.park_after:
-            await self._park(state, ctx, utcnow() + timedelta(seconds=self.config.park_for),
-                             f"{state.failures} failures in a row")
+        retry_after = error.retry_after
+        if retry_after is not None and retry_after > self.config.max_retry_after:
+            await self.problem(ctx, "harvest", url, f"{error} (robots.txt: asked to come back "
+                               f"in {retry_after:.0f} s)")
+            await self._park(state, ctx, utcnow() + timedelta(seconds=retry_after),
+                             f"robots.txt Retry-After {retry_after:.0f} s")
+        else:
+            wait = retry_after if retry_after is not None else self._backoff(state.failures)
+            state.next_allowed = self._loop.time() + wait
+            state.delay_reason = f"robots.txt unreadable ({str(error)[:60]})"
+            await self.problem(ctx, "harvest", url, f"{error} (robots.txt unreadable: host waits "
+                               f"{wait:.1f} s)")
+            if state.failures >= self.config.park_after:
+                await self._park(state, ctx, utcnow() + timedelta(seconds=self.config.park_for),
+                                 f"{state.failures} failures in a row")
         await self.db(lambda conn: frontier.save_host(conn, state.host, failures=state.failures,
                                                        last_error=str(error)[:2000]))
 
@@ -671,18 +835,29 @@ class Harvest:
             self.on_progress(self)
 
 
+def _internal(e: BaseException) -> str:
+    """An unforeseen exception as one line: its kind, message and where it was raised."""
+    frames = traceback.extract_tb(e.__traceback__)
+    where = f" at {frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno}" if frames else ""
+    message = str(e).splitlines()[0][:300] if str(e) else ""
+    return f"{type(e).__name__}{where}: {message}" if message else f"{type(e).__name__}{where}"
+
+
 def _current_version(conn: Connection, document_id: int | None) -> dict | None:
     if document_id is None:
         return None
     row = conn.execute(
-        select(document.c.id, version.c.sha256, version.c.etag, version.c.last_modified)
+        select(document.c.id, document.c.current_version_id, version.c.sha256, version.c.etag,
+               version.c.last_modified)
         .outerjoin(version, version.c.id == document.c.current_version_id)
-        .where(document.c.id == document_id)
+        .join(norm, norm.c.id == document.c.norm_id)
+        .where(document.c.id == document_id, document.c.removed_at.is_(None),
+               norm.c.removed_at.is_(None))
     ).first()
     if row is None:
         return None
-    return {"document_id": row.id, "sha256": row.sha256, "etag": row.etag,
-            "last_modified": row.last_modified}
+    return {"document_id": row.id, "version_id": row.current_version_id, "sha256": row.sha256,
+            "etag": row.etag, "last_modified": row.last_modified}
 
 
 def harvest(corpus: Corpus, source_ids: Iterable[int] | None = None, *,

@@ -22,10 +22,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from email.utils import format_datetime, parsedate_to_datetime
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 from zoneinfo import ZoneInfo
 
@@ -36,6 +37,7 @@ LATEST = "3.1.163-RC20"
 FAULT_KINDS = (
     "429", "500", "502", "503", "timeout", "reset", "truncated", "invalid_json", "html200",
     "past_end", "dup_pages", "oversize", "redirect_scheme", "redirect_private", "reject_filter",
+    "trickle",
 )
 _MONTHS = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto",
            "setembro", "outubro", "novembro", "dezembro")
@@ -93,11 +95,18 @@ class Camara:
     types: list[dict] = field(default_factory=lambda: list(sample_camara.TYPES))
     files: dict[str, bytes] = field(default_factory=dict)
     modified: dict[str, datetime] = field(default_factory=dict)
-    etags: bool = False
+    # How /media is served: Django's static view (Last-Modified only; 304 when the file is
+    # not newer than If-Modified-Since), as the recorded instance; or nginx in front of it, as
+    # production câmaras (ETag "mtime-size"; 304 only on an exact match of either validator).
+    etags: bool = False  # True: nginx
     synthetic: int = 0  # > 0: that many norms made up on the fly, ids 1..N
     files_every: int = 1  # synthetic: every k-th norm has a texto integral (0: none)
     file_size: int = 4096
     synthetic_updated: str = "2025-01-02T10:00:00-03:00"
+    # Hostile or broken answers for tests: each row of a table (path, row) -> what to send,
+    # and each paginated envelope likewise.
+    mangle_row: Callable[[str, dict], Any] | None = None
+    mangle_page: Callable[[str, dict], Any] | None = None
 
     @classmethod
     def juazeiro(cls, **kw) -> Camara:
@@ -112,6 +121,11 @@ class Camara:
     @property
     def version_info(self) -> tuple[int, ...]:
         return version_tuple(self.version)
+
+    def mangled(self, path: str, rows: list) -> list:
+        if self.mangle_row is None:
+            return rows
+        return [self.mangle_row(path, row) for row in rows]
 
     # -- editing, for incremental tests --------------------------------------------------
 
@@ -129,9 +143,21 @@ class Camara:
         self.norms[new_id] = norm
         return norm
 
-    def set_file(self, path: str, data: bytes) -> None:
+    def set_file(self, path: str, data: bytes, *, keep_modified: bool = False) -> None:
+        """Write a file under its URL, replacing what was there (SAPL's storage overwrites).
+
+        keep_modified: the replacement keeps the old date (a copy that preserved the file's
+        time, a restore): no conditional request can tell, only the bytes.
+        """
         self.files[path] = data
-        self.modified[path] = datetime.now(UTC)
+        if not keep_modified:
+            # Whole seconds, as file systems and HTTP dates have them; a replacement within the
+            # same second as the last write still gets a later date.
+            now = datetime.now(UTC).replace(microsecond=0)
+            before = self.modified.get(path)
+            if before is not None and now <= before:
+                now = before.replace(microsecond=0) + timedelta(seconds=1)
+            self.modified[path] = now
 
     def file_path(self, norm: dict) -> str | None:
         if not norm.get("texto_integral"):
@@ -219,9 +245,25 @@ class Response:
     stream: AsyncIterator[bytes] | None = None  # chunked when set
 
 
-def _json(data, status: int = 200) -> Response:
+_RAW: dict[str, str] = {}
+_RAW_TOKEN = re.compile(r'"@@raw:(\d+)@@"')
+
+
+def raw_json(text: str) -> str:
+    """A value to put in a row that is sent as this JSON text, as it is (too deep to dump)."""
+    key = str(len(_RAW))
+    _RAW[key] = text
+    return f"@@raw:{key}@@"
+
+
+def _dumps(data) -> str:
     # SAPL escapes non-ASCII (UNICODE_JSON off).
-    return Response(status, json.dumps(data, separators=(",", ":")).encode())
+    text = json.dumps(data, separators=(",", ":"))
+    return _RAW_TOKEN.sub(lambda m: _RAW[m[1]], text) if _RAW else text
+
+
+def _json(data, status: int = 200) -> Response:
+    return Response(status, _dumps(data).encode())
 
 
 def _html(status: int, text: str) -> Response:
@@ -339,13 +381,18 @@ class App:
         modified = camara.modified.get(path, datetime(2026, 11, 29, 15, 31, 7, tzinfo=UTC))
         last_modified = format_datetime(modified, usegmt=True)
         extra = {"Last-Modified": last_modified}
-        etag = f'"{hash(data) & 0xFFFFFFFF:08x}-{len(data)}"'
-        if camara.etags:
-            extra["ETag"] = etag
-            if headers.get("if-none-match") == etag:
-                return Response(304, headers=extra)
         since = headers.get("if-modified-since")
-        if since:
+        if camara.etags:
+            # nginx: ETag from the file's time and size, not its bytes.
+            etag = f'"{int(modified.timestamp()):x}-{len(data):x}"'
+            extra["ETag"] = etag
+            match = headers.get("if-none-match")
+            if match is not None:
+                if match == etag:
+                    return Response(304, headers=extra)
+            elif since == last_modified:
+                return Response(304, headers=extra)
+        elif since:
             try:
                 if int(modified.timestamp()) <= parsedate_to_datetime(since).timestamp():
                     return Response(304, headers=extra)
@@ -363,16 +410,17 @@ class App:
                 casa["version"] = camara.version
             else:
                 casa.pop("version")
-            return self.paged(path, params, [casa], origin)
+            return self.paged(path, params, camara.mangled(path, [casa]), origin,
+                              camara=camara)
         if path == "/api/norma/tiponormajuridica/":
             rows = [{"id": t["id"], "__str__": t["descricao"], "metadata": {}, **t}
                     for t in camara.types]
-            return self.paged(path, params, rows, origin)
+            return self.paged(path, params, camara.mangled(path, rows), origin, camara=camara)
         if path == "/api/norma/tipovinculonormajuridica/":
             rows = [{"id": i, "__str__": a, "metadata": {}, "sigla": s, "descricao_ativa": a,
                      "descricao_passiva": p, "revoga_integralmente": r}
                     for i, s, a, p, r in sample_camara.VINCULO_TYPES]
-            return self.paged(path, params, rows, origin)
+            return self.paged(path, params, camara.mangled(path, rows), origin, camara=camara)
         if path == "/api/norma/anexonormajuridica/":
             rows = []
             for a in camara.anexos:
@@ -385,13 +433,13 @@ class App:
                              "assunto_anexo": a["assunto_anexo"],
                              "anexo_arquivo": f"{origin}/media/{storage}", "ano": n["ano"],
                              "norma": a["norma"]})
-            return self.listing(camara, path, params, rows, origin)
+            return self.listing(camara, path, params, camara.mangled(path, rows), origin)
         if path == "/api/norma/normarelacionada/":
             rows = [{"id": r["id"], "__str__": "", "metadata": {}, "resumo": r["resumo"],
                      "norma_principal": r["norma_principal"],
                      "norma_relacionada": r["norma_relacionada"],
                      "tipo_vinculo": r["tipo_vinculo"]} for r in camara.relations]
-            return self.listing(camara, path, params, rows, origin)
+            return self.listing(camara, path, params, camara.mangled(path, rows), origin)
         detail = re.fullmatch(r"/api/norma/normajuridica/(\d+)/", path)
         if detail:
             n = camara.norm(int(detail[1]))
@@ -438,20 +486,21 @@ class App:
 
         def rows(chosen: list[int]) -> Iterator[dict]:
             for i in chosen:
-                yield camara.norm_json(camara.norm(i), origin)
+                yield from camara.mangled(path, [camara.norm_json(camara.norm(i), origin)])
 
         if params.get("get_all") == "true" and camara.version_info >= (3, 1, 160):
             return Response(200, stream=_json_array(rows(ids)))
-        return self.paged(path, params, ids, origin, rows, fault=fault)
+        return self.paged(path, params, ids, origin, rows, fault=fault, camara=camara)
 
     def listing(self, camara: Camara, path: str, params: dict[str, str], rows: list[dict],
                 origin: str) -> Response:
         if params.get("get_all") == "true" and camara.version_info >= (3, 1, 160):
             return _json(rows)
-        return self.paged(path, params, rows, origin)
+        return self.paged(path, params, rows, origin, camara=camara)
 
     def paged(self, path: str, params: dict[str, str], items: list, origin: str,
-              render=None, fault: Fault | None = None) -> Response:
+              render=None, fault: Fault | None = None, camara: Camara | None = None
+              ) -> Response:
         camara_max = 100
         try:
             size = min(int(params.get("page_size", 10)), camara_max)
@@ -479,25 +528,36 @@ class App:
         nxt = page + 1 if page < pages else None
         prev = page - 1 if page > 1 else None
         results = list(render(chosen)) if render else chosen
-        return _json({"pagination": {"links": {"next": link(nxt), "previous": link(prev)},
-                                     "previous_page": prev, "next_page": nxt,
-                                     "start_index": start + 1 if total else 0,
-                                     "end_index": start + len(chosen), "total_entries": total,
-                                     "total_pages": pages, "page": page},
-                      "results": results})
+        envelope = {"pagination": {"links": {"next": link(nxt), "previous": link(prev)},
+                                   "previous_page": prev, "next_page": nxt,
+                                   "start_index": start + 1 if total else 0,
+                                   "end_index": start + len(chosen), "total_entries": total,
+                                   "total_pages": pages, "page": page},
+                    "results": results}
+        if camara is not None and camara.mangle_page is not None:
+            envelope = camara.mangle_page(path, envelope)
+        return _json(envelope)
 
 
 async def _json_array(rows: Iterator[dict]) -> AsyncIterator[bytes]:
     yield b"["
     buffer, first = [], True
     for row in rows:
-        buffer.append(("" if first else ",") + json.dumps(row, separators=(",", ":")))
+        buffer.append(("" if first else ",") + _dumps(row))
         first = False
         if len(buffer) >= 200:
             yield "".join(buffer).encode()
             buffer = []
             await asyncio.sleep(0)
     yield ("".join(buffer) + "]").encode()
+
+
+async def _trickle(interval: float, total: int = 3600) -> AsyncIterator[bytes]:
+    yield b"["
+    for _ in range(total):
+        await asyncio.sleep(interval)
+        yield b" "
+    yield b"]"
 
 
 async def _zeros(size: int) -> AsyncIterator[bytes]:
@@ -647,6 +707,10 @@ class FixtureServer:
             return Response(200, b'{"pagination": {"links": {"next": nul')
         if kind == "html200":
             return _html(200, "<h1>Erro</h1><p>Serviço temporariamente indisponível.</p>")
+        if kind == "trickle":
+            # A server (or a proxy) that sends one byte at a time: each read gets something
+            # before any per-operation timeout, the body never ends in useful time.
+            return Response(200, stream=_trickle(float(fault.value or 1.0)))
         if kind == "redirect_scheme":
             return Response(302, headers={"Location": str(fault.value or "file:///etc/passwd")})
         if kind == "redirect_private":

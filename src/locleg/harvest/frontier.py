@@ -38,6 +38,7 @@ class Request:
     payload: dict = field(default_factory=dict)
     attempts: int = 0
     not_before: datetime | None = None
+    last_error: str | None = None
 
 
 def insert_ignoring_duplicates(conn: Connection, table, rows: Sequence[dict]) -> None:
@@ -81,7 +82,8 @@ def load(conn: Connection, host: str, limit: int = 200, files: bool = True,
         .limit(limit)
     ).mappings()
     return [Request(r["id"], r["source_id"], r["host"], r["kind"], r["url"],
-                    json.loads(r["payload"] or "{}"), r["attempts"], r["not_before"])
+                    json.loads(r["payload"] or "{}"), r["attempts"], r["not_before"],
+                    r["last_error"])
             for r in rows]
 
 
@@ -100,6 +102,16 @@ def give_up(conn: Connection, request_id: int, attempts: int, error: str) -> Non
     """Failed for good in this cycle: kept (visible in `sources list`), retried next cycle."""
     conn.execute(update(harvest_request).where(harvest_request.c.id == request_id)
                  .values(state=FAILED, attempts=attempts, last_error=error[:2000]))
+
+
+def refuse_host(conn: Connection, host: str, source_ids: Sequence[int], error: str) -> int:
+    """Every pending request to a host we will not talk to fails at once, without retries."""
+    return conn.execute(
+        update(harvest_request)
+        .where(harvest_request.c.host == host, harvest_request.c.state == PENDING,
+               harvest_request.c.source_id.in_(list(source_ids)))
+        .values(state=FAILED, last_error=error[:2000])
+    ).rowcount
 
 
 def retry_failed(conn: Connection, source_id: int) -> int:
@@ -195,6 +207,7 @@ def hosts_table(conn: Connection) -> dict[str, dict]:
     return {r["host"]: dict(r) for r in conn.execute(select(harvest_host)).mappings()}
 
 
-__all__ = ["Request", "enqueue", "load", "complete", "reschedule", "give_up", "retry_failed",
+__all__ = ["Request", "enqueue", "load", "complete", "reschedule", "give_up", "refuse_host",
+           "retry_failed",
            "has_pending_chain", "pending_hosts", "get_host", "save_host", "source_health",
            "insert_ignoring_duplicates"]

@@ -12,6 +12,7 @@ import asyncio
 import ipaddress
 import json
 import os
+import re
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -37,6 +38,10 @@ HEADERS = {
 RESOLVE_ENV = "LOCLEG_RESOLVE"
 MAX_REDIRECTS = 5
 _DNS_TTL = 300.0
+# A longer Retry-After is read as this: a server's typo must not overflow a date or park a host
+# for ever.
+MAX_RETRY_AFTER = 30 * 86400.0
+_DELTA_SECONDS = re.compile(r"[0-9]{1,15}")
 
 
 class FetchError(Exception):
@@ -58,14 +63,38 @@ class Refused(FetchError):
 
 
 def host_key(url: str) -> str:
-    """host[:port] of a URL, lowercase, the port left out when it is the scheme's default."""
+    """host[:port] of a URL, lowercase, the port left out when it is the scheme's default.
+
+    An IPv6 literal keeps its brackets, so that the key can be put back into a URL.
+    ValueError for a URL without a host or with a port out of range (99999).
+    """
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
+    if not host:
+        raise ValueError(f"no host in {url[:200]!r}")
     port = parts.port
+    if ":" in host:
+        host = f"[{host}]"
     default = {"http": 80, "https": 443}.get(parts.scheme)
     if port is None or port == default:
         return host
     return f"{host}:{port}"
+
+
+_URL_BREAKERS = re.compile(r"[\x00-\x20\x7f]")
+
+
+def http_url(url: object) -> str:
+    """The URL if it is one we may follow (http(s), a host, a valid port); else ValueError."""
+    if not isinstance(url, str) or not url.strip() or len(url) > 4096:
+        raise ValueError("not a URL")
+    url = url.strip()
+    if _URL_BREAKERS.search(url):
+        raise ValueError(f"a URL with spaces or control characters: {url[:200]!r}")
+    if urlsplit(url).scheme.lower() not in ("http", "https"):
+        raise ValueError(f"not an http(s) URL: {url[:200]!r}")
+    host_key(url)
+    return url
 
 
 def _host_port(url: str) -> tuple[str, int]:
@@ -130,10 +159,35 @@ class Resolver:
         return found
 
 
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address] | None:
+    """The IPv4 addresses an IPv6 address leads to (mapped, 6to4, Teredo, NAT64, compatible).
+
+    Such an address reaches the IPv4 host inside it, so it is only as public as that host.
+    """
+    if ip.ipv4_mapped:
+        return [ip.ipv4_mapped]
+    if ip.sixtofour:
+        return [ip.sixtofour]
+    if ip.teredo:
+        return list(ip.teredo)
+    if ip in _NAT64 or ip in _IPV4_COMPATIBLE:
+        return [ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)]
+    return None
+
+
 def _is_public(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%")[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip in _NAT64_LOCAL:
+            return False  # a network's own translator: what lies behind is not ours to know
+        embedded = _embedded_ipv4(ip)
+        if embedded is not None:
+            return all(v4.is_global and not v4.is_multicast for v4 in embedded)
     return ip.is_global and not ip.is_multicast
 
 
@@ -225,17 +279,21 @@ def make_client(resolver: Resolver, *, timeout: float = 60.0, max_connections: i
 
 
 def retry_after_seconds(value: str | None) -> float | None:
-    """Retry-After as seconds: delta-seconds or an HTTP date."""
+    """Retry-After as seconds (delta-seconds or an HTTP date), at most MAX_RETRY_AFTER.
+
+    None when the header is absent or unreadable ("²", "soon", a date beyond the calendar).
+    """
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    if _DELTA_SECONDS.fullmatch(value):
+        return min(float(value), MAX_RETRY_AFTER)
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        seconds = when.timestamp() - time.time()
+    except (TypeError, ValueError, OverflowError, IndexError):
         return None
-    return max(0.0, when.timestamp() - time.time())
+    return min(max(0.0, seconds), MAX_RETRY_AFTER)
 
 
 def _transport_error(url: str, e: Exception) -> FetchError:

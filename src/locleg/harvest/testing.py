@@ -18,8 +18,9 @@ JUAZEIRO = 2918407
 
 def fast_config(**overrides: Any) -> HarvestConfig:
     """Settings for tests: tiny backoff and timeouts, so every retry happens within seconds."""
+    # No rolling revalidation unless a test asks: it adds a file request to every cycle.
     values = dict(timeout=2.0, backoff_base=0.05, backoff_max=0.5, max_attempts=4,
-                  park_after=50, park_for=3600.0, default_delay=0.0)
+                  park_after=50, park_for=3600.0, default_delay=0.0, revalidate_days=0.0)
     values.update(overrides)
     return HarvestConfig(**values)
 

@@ -89,6 +89,9 @@ document = Table(
     Column("current_version_id", Integer),
     Column("created_at", Timestamp, nullable=False),
     Column("removed_at", Timestamp),
+    # When the source last confirmed the current version (a fetch, a 304, the same bytes):
+    # the rolling revalidation asks again for the files confirmed longest ago.
+    Column("checked_at", Timestamp),
     UniqueConstraint("norm_id", "url", name="uq_document_url"),
 )
 
