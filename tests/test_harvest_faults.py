@@ -75,8 +75,10 @@ def test_429_retry_after_is_honoured(corpus, server):
 
 def test_timeout_is_retried(corpus, server):
     add_source(corpus, server.url)
-    server.add_fault("timeout", LEI_2199, times=1, value=3)
-    run(corpus, timeout=0.5)
+    # The server holds the request for a minute; the client gives up after its timeout (not
+    # so short that an answer from a busy machine would pass it too).
+    server.add_fault("timeout", LEI_2199, times=1, value=60)
+    run(corpus, timeout=3)
     _complete(corpus)
     assert "timed out" in _messages(corpus)
 

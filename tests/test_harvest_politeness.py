@@ -35,9 +35,10 @@ def test_each_host_is_spaced_by_its_crawl_delay_and_hosts_run_in_parallel(corpus
         gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
         assert min(gaps) >= delay, (host, min(gaps))  # never two requests closer than d
     longest = max((len(t) - 1) * delay for t in per_host.values())
-    serial = sum((len(t) - 1) * delay for t in per_host.values())
-    # Total time ≈ the slowest host, not the sum over hosts.
-    assert longest <= elapsed < longest + 0.5 * (serial - longest)
+    assert elapsed >= longest
+    # Hosts in parallel, not one after another: every host's requests began before any host
+    # had finished (a fact of order, which holds however busy the machine is).
+    assert max(t[0] for t in per_host.values()) < min(t[-1] for t in per_host.values())
     # An honest User-Agent with a contact URL, Accept and Accept-Language on every request.
     for *_, headers in log:
         assert headers["user-agent"] == USER_AGENT
