@@ -529,6 +529,8 @@ def _routes(site) -> list[tuple[str, list[str], list[str]]]:
     found = []
     for path, methods in schema["paths"].items():
         parameters = methods["get"].get("parameters", [])
+        if path in ("/search.csv", "/search.jsonl"):  # "same parameters as /search"
+            parameters = schema["paths"]["/search"]["get"]["parameters"]
         found.append((path, [p["name"] for p in parameters if p["in"] == "path"],
                       [p["name"] for p in parameters if p["in"] == "query"]))
     return found
