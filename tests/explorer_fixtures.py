@@ -2,8 +2,11 @@
 
 Juazeiro (BA) holds seed 000 (Lei 2.199/2011, scanned, OCR at 0.94) and a few other norms:
 a decree with a text layer, a law revoked by seed 000, a norm whose extraction failed, one
-with no document yet, and one whose ementa and text carry <script> payloads. Petrolina (PE)
-writes "mototáxi" as one word; the state of Bahia has one law of its own.
+with no document yet, and one whose ementa, text and addresses carry script payloads (and
+an earlier version recorded as "text/html,", as a ZIP's `mimetype` member once gave).
+Petrolina (PE) writes "mototáxi" as one word; the state of Bahia has one law of its own,
+imported from a folder the way `locleg import` records it (the importing machine's path
+in the version's origin and the source's address).
 """
 
 from __future__ import annotations
@@ -22,6 +25,15 @@ SEED_EMENTA = ("DISPÕE SOBRE O SERVIÇO DE MOTO - TÁXI E MOTO - ENTREGA NO ÂM
 SEED_URL = "https://sapl.juazeiro.ba.leg.br/media/sapl/public/normajuridica/2011/1461/lei_2199.pdf"
 XSS_EMENTA = "Denomina a rua <script>alert('ementa')</script> & dá outras providências"
 XSS_TEXT = "Art. 1º <img src=x onerror=alert('texto')> fica denominada <b>Rua das Flores</b>."
+XSS_NORM_URL = "javascript:alert('norm-url')"
+XSS_DOCUMENT_URL = " JaVaScRiPt:alert('document-url')"
+XSS_HTML = b"<html><script>alert('original')</script></html>"
+IMPORT_FOLDER = "/home/importer/dumps/ba"  # where the state's law lay on the importing machine
+# Compounds whose hyphen belongs to the word, as extraction keeps them (also at a line end),
+# and one that an older extraction joined.
+HYPHENATED_TEXT = ("ANEXO I\nTabela de tarifas por bairro.\nO passageiro com guarda-chuva ou "
+                   "saca de castanha-do-\nPará paga a mesma tarifa.")
+JOINED_TEXT = " O passageiro leva o guardachuva fechado."
 # A tiny but well-formed PDF: what the download route must hand back byte for byte.
 SEED_PDF = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
             b"2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n")
@@ -44,18 +56,26 @@ def _norm(native_id: str, jurisdiction_code: int, type_raw: str, type_normalized
 
 
 def _add_document(ec: ExplorerCorpus, name: str, norm_id: int, url: str, data: bytes,
-                  media_type: str, role: str = "texto_integral", title: str | None = None) -> int:
-    store, blobs = ec.corpus.store, ec.corpus.blobs
-    stored = blobs.put(data)
+                  media_type: str, role: str = "texto_integral", title: str | None = None,
+                  origin: str | None = None) -> int:
+    store = ec.corpus.store
     with store.transaction() as conn:
         docs = store.ensure_documents(conn, [{"norm_id": norm_id, "url": url, "role": role,
                                               "title": title}])
-        doc_id = docs[(norm_id, url)]["id"]
+    ec.documents[name] = docs[(norm_id, url)]["id"]
+    return _add_version(ec, name, data, media_type, origin or url)
+
+
+def _add_version(ec: ExplorerCorpus, name: str, data: bytes, media_type: str,
+                 origin: str) -> int:
+    """A new version of the document `name`, which becomes its current one."""
+    store = ec.corpus.store
+    stored = ec.corpus.blobs.put(data)
+    with store.transaction() as conn:
         [version_id] = store.add_versions(conn, [{
-            "document_id": doc_id, "sha256": stored.sha256, "size": stored.size,
-            "media_type": media_type, "fetched_at": utcnow(), "origin": url,
+            "document_id": ec.documents[name], "sha256": stored.sha256, "size": stored.size,
+            "media_type": media_type, "fetched_at": utcnow(), "origin": origin,
             "http_status": 200}])
-    ec.documents[name] = doc_id
     ec.versions[name] = version_id
     ec.sha256[name] = stored.sha256
     return version_id
@@ -80,7 +100,7 @@ def build_explorer_corpus(corpus: Corpus, refresh: bool = True) -> ExplorerCorpu
     store = corpus.store
     sapl = store.ensure_source(JUAZEIRO, "sapl", "https://sapl.juazeiro.ba.leg.br")
     petrolina = store.ensure_source(PETROLINA, "sapl", "https://sapl.petrolina.pe.leg.br")
-    bahia = store.ensure_source(BAHIA, "folder", "file:///dumps/ba")
+    bahia = store.ensure_source(BAHIA, "folder", f"file://{IMPORT_FOLDER}")
     seen = utcnow() - timedelta(hours=1)
     with store.transaction() as conn:
         ids = store.upsert_norms(conn, sapl, [
@@ -95,7 +115,7 @@ def build_explorer_corpus(corpus: Corpus, refresh: bool = True) -> ExplorerCorpu
             _norm("1502", JUAZEIRO, "Lei Ordinária", "lei", "2301", date(2012, 6, 2),
                   "Cria o conselho municipal de cultura."),
             _norm("1503", JUAZEIRO, "Lei Ordinária", "lei", "2302", date(2013, 1, 15),
-                  XSS_EMENTA),
+                  XSS_EMENTA, XSS_NORM_URL),
         ], seen)
         ec.norms.update({"seed": ids["1461"], "revoked": ids["1200"],
                          "decree": ids["1500"], "failed": ids["1501"],
@@ -115,7 +135,7 @@ def build_explorer_corpus(corpus: Corpus, refresh: bool = True) -> ExplorerCorpu
                   b"%PDF-1.4 lei 1996", "application/pdf")
     _extracted(ec, "revoked", "ocr", "tesseract", 0.41,
                ["LEI Nº 1.996/2008\nRegulamenta o transporte de passageiros em motocicletas, "
-                "o chamado mototaxi, no Município de Juazeiro."])
+                "o chamado mototaxi, no Município de Juazeiro." + JOINED_TEXT])
     _add_document(ec, "decree", ec.norms["decree"], "https://sapl.juazeiro.ba.leg.br/100.pdf",
                   b"%PDF-1.4 decreto 100", "application/pdf")
     _extracted(ec, "decree", "text", "pdfium", None,
@@ -124,21 +144,22 @@ def build_explorer_corpus(corpus: Corpus, refresh: bool = True) -> ExplorerCorpu
     _add_document(ec, "decree_anexo", ec.norms["decree"],
                   "https://sapl.juazeiro.ba.leg.br/100-anexo.pdf", b"%PDF-1.4 anexo",
                   "application/pdf", role="anexo", title="Anexo I - Tabela de tarifas")
-    _extracted(ec, "decree_anexo", "text", "pdfium", None,
-               ["ANEXO I\nTabela de tarifas por bairro."])
+    _extracted(ec, "decree_anexo", "text", "pdfium", None, [HYPHENATED_TEXT])
     _add_document(ec, "failed", ec.norms["failed"], "https://sapl.juazeiro.ba.leg.br/2300.pdf",
                   b"%PDF-1.4 encrypted", "application/pdf")
     _extracted(ec, "failed", "ocr", "pdfium", None, [], status="failed",
                error="the PDF is encrypted and cannot be read")
-    _add_document(ec, "xss", ec.norms["xss"], "https://sapl.juazeiro.ba.leg.br/2302.html",
-                  b"<html>" + XSS_TEXT.encode() + b"</html>", "text/html")
+    _add_document(ec, "xss_comma", ec.norms["xss"], XSS_DOCUMENT_URL, XSS_HTML, "text/html,")
+    ec.documents["xss"] = ec.documents["xss_comma"]
+    _add_version(ec, "xss", b"<html>" + XSS_TEXT.encode() + b"</html>", "text/html",
+                 "https://sapl.juazeiro.ba.leg.br/2302.html")
     _extracted(ec, "xss", "html", "lxml", None, [XSS_TEXT])
     _add_document(ec, "petrolina", ec.norms["petrolina"], "https://sapl.petrolina.pe.leg.br/77.pdf",
                   b"%PDF-1.4 petrolina", "application/pdf")
     _extracted(ec, "petrolina", "text", "pdfium", None,
                ["LEI Nº 3.010/2018\nO serviço de mototáxi será prestado por permissionários."])
-    _add_document(ec, "state", ec.norms["state"], "file:///dumps/ba/lei12000.html",
-                  b"<html>lei 12000</html>", "text/html")
+    _add_document(ec, "state", ec.norms["state"], "file:lei12000.html",
+                  b"<html>lei 12000</html>", "text/html", origin=f"{IMPORT_FOLDER}/lei12000.html")
     _extracted(ec, "state", "html", "lxml", None,
                ["LEI Nº 12.000, DE 14 DE SETEMBRO DE 2010\nDispõe sobre o transporte "
                 "rodoviário intermunicipal de passageiros, inclusive por moto-táxi."])
@@ -156,6 +177,83 @@ def build_explorer_corpus(corpus: Corpus, refresh: bool = True) -> ExplorerCorpu
     if refresh:
         refresh_index(store)
     return ec
+
+
+# -- big texts: what made one search hold a CPU for minutes (issue 8) -------------------------
+
+BIG_TEXT_WORD = "moto"
+_BIG_SENTENCES = (
+    "Art. {n}º O serviço de moto-táxi será prestado por moto registrada no Município.",
+    "§ 1º A moto usada no transporte de passageiros terá placa vermelha e baú de moto-frete.",
+    "§ 2º O condutor da moto portará capacete, colete e a licença de mototaxista.",
+    "Parágrafo único. Fica proibido o transporte de carga na moto, salvo moto-frete.",
+    "I - a tarifa da moto será fixada por decreto, ouvido o conselho de moto-táxi;",
+)
+
+
+def big_text(chars: int, seed: int = 0) -> str:
+    """Legal-looking text of about `chars` characters in which the word "moto" occurs
+    every few words, as in a long regulation of the moto-táxi service."""
+    parts, size, n = [], 0, seed * 100_000
+    while size < chars:
+        n += 1
+        sentence = _BIG_SENTENCES[n % len(_BIG_SENTENCES)].format(n=n)
+        parts.append(sentence)
+        size += len(sentence) + 1
+    return "\n".join(parts)
+
+
+def build_big_text_corpus(corpus: Corpus, texts: int = 8, chars: int = 1_000_000,
+                          giant_chars: int = 21_000_000) -> ExplorerCorpus:
+    """Norms whose texts are big and full of "moto": `texts` of about `chars` characters
+    and one of `giant_chars`, each stored as one page (as an RTF or a plain text file gives
+    one page), plus a small norm; the index is refreshed at the end."""
+    ec = ExplorerCorpus(corpus)
+    store = corpus.store
+    sapl = store.ensure_source(JUAZEIRO, "sapl", "https://sapl.juazeiro.ba.leg.br")
+    sizes = {f"big{i}": chars for i in range(texts)}
+    if giant_chars:
+        sizes["giant"] = giant_chars
+    with store.transaction() as conn:
+        ids = store.upsert_norms(conn, sapl, [
+            _norm(name, JUAZEIRO, "Decreto", "decreto", str(100 + i),
+                  date(2015, 1, 1) + timedelta(days=i),
+                  f"Regulamenta o serviço de moto-táxi ({name}).")
+            for i, name in enumerate(sizes)
+        ] + [_norm("small", JUAZEIRO, "Lei Ordinária", "lei", "1", date(2014, 1, 1),
+                   "Dispõe sobre a moto de entrega.")], utcnow())
+    ec.norms.update(ids)
+    for i, (name, size) in enumerate(sizes.items()):
+        text = big_text(size, seed=i)
+        _add_document(ec, name, ids[name], f"https://sapl.juazeiro.ba.leg.br/{name}.rtf",
+                      text.encode()[:4096], "application/rtf")
+        _extracted(ec, name, "plain", "striprtf", None, [text])
+    _add_document(ec, "small", ids["small"], "https://sapl.juazeiro.ba.leg.br/small.txt",
+                  b"moto", "text/plain")
+    _extracted(ec, "small", "plain", "text", None, ["A moto de entrega leva a carga."])
+    refresh_index(store)
+    return ec
+
+
+# -- cells a spreadsheet would run as formulas (issue 8, item 13) ---------------------------
+
+FORMULAS = ["=HYPERLINK(\"http://evil.example\",\"x\")", "+1+1", "-2+3", "@SUM(A1)",
+            "\tcmd", "\rcmd"]
+
+
+def add_formula_norm(corpus: Corpus) -> int:
+    """A norm of Juazeiro whose ementa, type, number and URL start formulas ("planilha")."""
+    store = corpus.store
+    sapl = store.ensure_source(JUAZEIRO, "sapl", "https://sapl.juazeiro.ba.leg.br")
+    with store.transaction() as conn:
+        norm_id = store.upsert_norms(conn, sapl, [{
+            "native_id": "formula", "jurisdiction_code": JUAZEIRO, "type_raw": "@SUM(A1)",
+            "type_normalized": "lei", "number": "-2+3", "year": 2020, "date": None,
+            "ementa": "=HYPERLINK(\"http://evil.example\",\"planilha\")",
+            "url": "+cmd|' /C calc'!A0"}], utcnow())["formula"]
+    refresh_index(store)
+    return norm_id
+
 
 
 class LiveServer:

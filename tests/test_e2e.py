@@ -115,7 +115,7 @@ def test_search_moto_taxi_finds_seed_000_highlighted(browser, site, shots, viewp
     assert first.locator(".norm-title").inner_text() == "Lei nº 2199/2011"
     marks = [m.lower() for m in first.locator("mark").all_inner_texts()]
     assert "moto" in marks and "táxi" in marks
-    assert page.locator(".match-count").inner_text().startswith("3 norms match")
+    assert page.locator(".match-count").inner_text().startswith("5 norms match")
     page.screenshot(path=shots / f"{viewport}-{'js' if javascript else 'nojs'}-6-search.png",
                     full_page=True)
     # A facet narrows, and the page still works without JavaScript.

@@ -7,26 +7,40 @@ import csv
 import io
 import json
 import os
+import socket
 import threading
 import time
 from datetime import date
+from urllib.parse import quote
 
 import httpx
 import pytest
+from fastapi import Request
+from markupsafe import escape
 from sqlalchemy import text
 
 from locleg.corpus import init_corpus
-from locleg.search import refresh_index
+from locleg.search import Budget, SearchCancelled, SearchTooCostly, refresh_index
 from locleg.store import utcnow
 from locleg.web import data as web_data
+from locleg.web.client import run_for
+from locleg.web.views.documents import served_type
 from tests.conftest import BACKENDS
 from tests.explorer_fixtures import (
+    BIG_TEXT_WORD,
+    FORMULAS,
+    IMPORT_FOLDER,
     JUAZEIRO,
     SEED_EMENTA,
     SEED_PDF,
     SEED_URL,
+    XSS_DOCUMENT_URL,
     XSS_EMENTA,
+    XSS_HTML,
+    XSS_NORM_URL,
     LiveServer,
+    add_formula_norm,
+    build_big_text_corpus,
     build_explorer_corpus,
 )
 from tests.seed000_text import PAGES
@@ -206,25 +220,23 @@ def test_document_page_and_downloads(site):
     assert original.headers["content-type"] == "application/pdf"
     version = site.client.get(f"/version/{site.versions['seed']}/original")
     assert version.content == SEED_PDF
-    # An archived HTML page is handed over as a sandboxed file, never run as ours.
-    html_original = site.client.get(f"/document/{site.documents['xss']}/original")
-    assert html_original.headers["content-type"].startswith("text/html")
-    assert html_original.headers["content-disposition"].startswith("attachment")
-    assert "sandbox" in html_original.headers["content-security-policy"]
+
 
 
 def test_search_page_and_json_twin(site):
     result = get_json(site, "/search.json?q=moto+taxi")
-    assert result["total"] == 3 and result["total_exact"] and result["within"] is None
+    # Seed 000, the decree and the state's law write "moto-táxi"; Petrolina and the revoked
+    # law write it joined, which two words typed apart also find.
+    assert result["total"] == 5 and result["total_exact"] and result["within"] is None
     top = result["results"][0]
     assert top["norm_id"] == site.norms["seed"] and top["url"] == f"/norm/{site.norms['seed']}"
     assert top["jurisdiction"] == {"ibge_code": JUAZEIRO, "name": "Juazeiro", "uf": "BA"}
     assert "<mark>MOTO</mark>" in top["ementa_html"]
     assert "<mark>moto</mark>-<mark>táxi</mark>" in top["snippet_html"]
     uf = {i["value"]: i for i in result["facets"]["uf"]}
-    assert uf["BA"]["count"] == 3 and uf["BA"]["toggle_url"] == "/search?q=moto+taxi&uf=BA"
+    assert uf["BA"]["count"] == 4 and uf["BA"]["toggle_url"] == "/search?q=moto+taxi&uf=BA"
     same = site.client.get("/search?q=moto+taxi", headers={"Accept": "application/json"})
-    assert same.json()["total"] == 3
+    assert same.json()["total"] == 5
     html = get_html(site, "/search?q=moto-t%C3%A1xi&uf=BA")
     assert "4</b> norms match" in html and "<mark>" in html
     both = get_json(site, "/search.json?q=moto-t%C3%A1xi&uf=BA&uf=PE&sort=date&limit=2")
@@ -407,8 +419,306 @@ def test_serve_command_serves_the_corpus(tmp_path):
             except httpx.TransportError:
                 assert server.poll() is None and time.monotonic() < deadline, server.stderr.read()
                 time.sleep(0.1)
-        assert response.status_code == 200 and response.json()["total"] == 3
+        assert response.status_code == 200 and response.json()["total"] == 5
     finally:
         server.terminate()
         out, _ = server.communicate(timeout=30)
     assert f"http://localhost:{port}/" in out
+
+
+# -- originals whose recorded type cannot be trusted (issue 8, item 12) -------------------
+
+@pytest.mark.parametrize("name, recorded, extension", [
+    ("xss_comma", "text/html,", ".bin"), ("xss", "text/html", ".html")])
+def test_untrusted_originals_come_as_sandboxed_attachments(site, name, recorded, extension):
+    version_id = site.versions[name]
+    page = get_json(site, f"/norm/{site.norms['xss']}.json")
+    assert recorded in {v["media_type"] for d in page["documents"] for v in d["versions"]}
+    response = site.client.get(f"/version/{version_id}/original")
+    assert response.status_code == 200
+    headers = response.headers
+    assert headers["content-type"] == "application/octet-stream"
+    assert headers["content-disposition"] == (
+        f'attachment; filename="locleg-version-{version_id}{extension}"')
+    assert headers["content-security-policy"].startswith("sandbox")
+    assert headers["x-content-type-options"] == "nosniff"
+    if name == "xss_comma":
+        assert response.content == XSS_HTML
+
+
+def test_a_pdf_original_is_still_shown_inline(site):
+    response = site.client.get(f"/document/{site.documents['seed']}/original")
+    assert response.headers["content-type"] == "application/pdf"
+    assert response.headers["content-disposition"].startswith("inline")
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+@pytest.mark.parametrize("recorded, served", [
+    ("application/pdf", ("application/pdf", True)), ("IMAGE/PNG", ("image/png", True)),
+    ("text/plain; charset=ISO-8859-1", ("text/plain; charset=ISO-8859-1", True)),
+    ("text/plain; charset=\"utf-8\"", ("text/plain; charset=utf-8", True)),
+    ("text/plain; charset=x\r\nSet-Cookie: a=b", ("text/plain; charset=utf-8", True)),
+    ("text/html", ("application/octet-stream", False)),
+    ("text/html,", ("application/octet-stream", False)),
+    ("text/html\r\nX-Injected: 1", ("application/octet-stream", False)),
+    ("image/svg+xml", ("application/octet-stream", False)),
+    ("application/xml", ("application/octet-stream", False)),
+    ("application/pdf,text/html", ("application/octet-stream", False)),
+    ("text/plain/x", ("application/octet-stream", False)),
+    ("x" * 300 + "/pdf", ("application/octet-stream", False)),
+    ("", ("application/octet-stream", False)), (None, ("application/octet-stream", False)),
+])
+def test_recorded_media_types_are_checked_before_serving(recorded, served):
+    assert served_type(recorded)[:2] == served
+
+
+# -- addresses from the data (item 17) ----------------------------------------------------
+
+def test_only_http_addresses_become_links(site):
+    norm = get_html(site, f"/norm/{site.norms['xss']}")
+    document = get_html(site, f"/document/{site.documents['xss']}")
+    for html in (norm, document):
+        assert 'href="javascript' not in html.lower() and 'href=" javascript' not in html.lower()
+    assert "javascript:alert(&#39;norm-url&#39;)" in norm  # shown, as text
+    assert "JaVaScRiPt:alert(&#39;document-url&#39;)" in document
+    page = get_json(site, f"/norm/{site.norms['xss']}.json")
+    assert page["norm"]["url"] == XSS_NORM_URL  # the data itself is kept as published
+    assert page["documents"][0]["url"] == XSS_DOCUMENT_URL
+    assert 'href="https://sapl.juazeiro.ba.leg.br/norma/1461"' in get_html(
+        site, f"/norm/{site.norms['seed']}")
+
+
+@pytest.mark.parametrize("path", ["//evil.example/x", "/\\evil.example/x", "///evil.example",
+                                  "/%2F%2Fevil.example/x", "/./..//evil.example/x"])
+def test_the_404_page_links_its_json_twin_on_this_site(site, path):
+    response = site.client.get(httpx.URL(site.live.url + path))
+    assert response.status_code == 404
+    alternate = response.text.split('rel="alternate" type="application/json" href="')[1]
+    href = alternate.split('"')[0]
+    assert href.startswith("/") and not href.startswith("//") and "\\" not in href, href
+    assert href.endswith(".json")
+    assert f'<a href="{href}">This page as JSON</a>' in response.text
+
+
+def test_public_answers_never_show_the_importing_machines_paths(site):
+    state = get_json(site, f"/norm/{site.norms['state']}.json")
+    [doc] = state["documents"]
+    assert doc["url"] == "file:lei12000.html"
+    assert [v["origin"] for v in doc["versions"]] == ["file:lei12000.html"]
+    assert state["norm"]["source"]["base_url"] is None and state["norm"]["source"]["platform"] \
+        == "folder"
+    seed = get_json(site, f"/norm/{site.norms['seed']}.json")
+    assert seed["documents"][0]["versions"][0]["origin"] == SEED_URL  # http(s) kept
+    for path in (f"/norm/{site.norms['state']}", f"/document/{site.documents['state']}",
+                 "/sources", "/uf/BA", "/jurisdiction/29", "/quality"):
+        for answer in (site.client.get(path).text, site.client.get(path + ".json").text):
+            assert IMPORT_FOLDER not in answer and "/home/" not in answer, path
+
+
+# -- hostile values in every route and parameter (item 14) --------------------------------
+
+HOSTILE = ["²", "-1", str(2 ** 64), "99999999999999999999", "1e400", "", "\x00", "%00",
+           "x" * 5000, "../", "../../etc/passwd", "😀", "Ā", "٣", " 1", "1 ", "0x10",
+           "d1e400_1", "r1e400_1", "d99999999999999999999_1", "1_99999999999999999999",
+           "null", "<script>", "'", "nan", "inf"]
+
+
+def _routes(site) -> list[tuple[str, list[str], list[str]]]:
+    """(path template, path parameters, query parameters) of every route the app serves."""
+    schema = site.client.get("/openapi.json").json()
+    found = []
+    for path, methods in schema["paths"].items():
+        parameters = methods["get"].get("parameters", [])
+        if path in ("/search.csv", "/search.jsonl"):  # "same parameters as /search"
+            parameters = schema["paths"]["/search"]["get"]["parameters"]
+        found.append((path, [p["name"] for p in parameters if p["in"] == "path"],
+                      [p["name"] for p in parameters if p["in"] == "query"]))
+    return found
+
+
+def _valid(site, name: str) -> str:
+    return {"uf": "BA", "code": str(JUAZEIRO), "norm_id": str(site.norms["seed"]),
+            "document_id": str(site.documents["seed"]),
+            "version_id": str(site.versions["seed"])}[name]
+
+
+def _requests(site) -> list[str]:
+    urls = []
+    for path, in_path, in_query in _routes(site):
+        base = path
+        for name in in_path:
+            base = base.replace("{" + name + "}", _valid(site, name))
+        for value in HOSTILE:
+            for name in in_path:
+                target = path
+                for other in in_path:
+                    target = target.replace("{" + other + "}", quote(value, safe="")
+                                            if other == name else _valid(site, other))
+                urls.append(target)
+            for name in in_query:
+                urls.append(f"{base}?q=moto&{name}={quote(value, safe='')}")
+    return urls
+
+
+def test_hostile_values_in_every_route_and_parameter_get_an_answer(site):
+    """No 500, ever: a value that cannot be used gets 400 (or 404 for an id) with a message
+    that says why, in HTML and in JSON."""
+    urls = _requests(site)
+    assert len(urls) > 500
+    statuses: dict[int, int] = {}
+    for target in urls:
+        html = site.client.get(httpx.URL(site.live.url + target))
+        twin = site.client.get(httpx.URL(site.live.url + target),
+                               headers={"Accept": "application/json"})
+        statuses[html.status_code] = statuses.get(html.status_code, 0) + 1
+        if html.status_code == 307:  # '/uf/..%2F' is '/uf/../': the slash is dropped
+            assert html.headers["location"].startswith(site.live.url + "/"), target
+            continue
+        assert html.status_code in (200, 400, 404), (target, html.status_code, html.text[:300])
+        assert twin.status_code == html.status_code, target
+        if html.status_code != 200:
+            error = twin.json()["error"]
+            assert error["status"] == html.status_code and error["message"], target
+            assert len(error["message"]) < 400, target
+            assert str(escape(error["message"])) in html.text, target
+    assert statuses.get(400, 0) > 50 and statuses.get(404, 0) > 20
+
+
+@pytest.mark.parametrize("path, status, message", [
+    ("/norm/²", 404, "no norm '²'"), ("/norm/99999999999999999999", 404, "no norm"),
+    ("/search?q=moto&j=²", 400, "not an IBGE code"), ("/search?q=moto&limit=²", 400, "1 to 100"),
+    ("/search?q=moto&after=99999999999999999999", 400, "damaged"),
+    ("/search?q=moto&sort=date&after=d1e400_1", 400, "damaged"),
+    ("/search?sort=date&after=d99999999999999999999_1", 400, "damaged"),
+    ("/search.csv?q=moto&year_from=²", 400, "year"),
+    (f"/jurisdiction/{JUAZEIRO}?year=99999999999999999999", 400, "year"),
+    (f"/jurisdiction/{JUAZEIRO}?after=1_99999999999999999999", 400, "damaged"),
+    ("/quality?after=99999999999999999999", 400, "damaged"), ("/quality?after=²", 400, "damaged"),
+    ("/sources?after=²", 400, "damaged"), ("/quality?j=²", 404, "no jurisdiction"),
+    ("/document/1?after=99999999999999999999", 400, "after"),
+    ("/document/1?after=²", 400, "after"), ("/version/²/original", 404, "no version"),
+])
+def test_the_values_that_gave_500s_get_400_or_404(site, path, status, message):
+    for accept in ("text/html", "application/json"):
+        response = site.client.get(path, headers={"Accept": accept})
+        assert response.status_code == status, (path, response.text[:300])
+        if accept == "text/html":
+            assert str(escape(message)) in response.text, path
+        else:
+            assert message in response.json()["error"]["message"], path
+
+
+# -- CSV exports (item 13) ----------------------------------------------------------------
+
+def test_csv_export_neutralises_formulas(corpus):
+    build_explorer_corpus(corpus)
+    add_formula_norm(corpus)
+    with LiveServer(corpus) as live:
+        response = httpx.get(live.url + "/search.csv?q=planilha", timeout=30)
+    [row] = list(csv.DictReader(io.StringIO(response.text)))
+    assert row["ementa"] == "'=HYPERLINK(\"http://evil.example\",\"planilha\")"
+    assert (row["type_raw"], row["number"], row["source_url"]) == (
+        "'@SUM(A1)", "'-2+3", "'+cmd|' /C calc'!A0")
+    assert not any(cell.startswith(tuple("=+-@\t\r")) for cell in row.values())
+    assert FORMULAS  # the unit test of every formula start is in test_search.py
+
+
+# -- big texts and deadlines through HTTP (item 11) ---------------------------------------
+
+BOUND_S = 10.0
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def big_site(request, tmp_path_factory):
+    url = None
+    if request.param == "postgresql":
+        server = request.getfixturevalue("pg_server")
+        url = server.create_database(f"bigweb{os.getpid()}_{next(_databases)}")
+    corpus = init_corpus(tmp_path_factory.mktemp("bigsite") / "corpus", url)
+    built = build_big_text_corpus(corpus, texts=4)
+    with LiveServer(corpus) as live, httpx.Client(base_url=live.url, timeout=120) as client:
+        built.client, built.live = client, live
+        yield built
+    corpus.close()
+
+
+def _timed_get(site, path: str) -> tuple[httpx.Response, float]:
+    started = time.monotonic()
+    response = site.client.get(path)
+    return response, time.monotonic() - started
+
+
+def test_pages_over_big_texts_answer_in_bounded_time(big_site):
+    response, seconds = _timed_get(big_site, f"/search?q={BIG_TEXT_WORD}")
+    assert response.status_code == 200 and seconds < BOUND_S
+    assert response.text.count("<mark>moto</mark>") >= 6 and len(response.text) < 200_000
+    answer, seconds = _timed_get(big_site, f"/search.json?q={BIG_TEXT_WORD}&sort=date")
+    assert seconds < BOUND_S and answer.json()["total"] == 6
+    export, seconds = _timed_get(big_site, f"/search.csv?q={BIG_TEXT_WORD}")
+    assert seconds < BOUND_S and len(export.text.splitlines()) == 7
+    # The 21 MB page is shown cut, and said so, instead of as a 21 MB HTML page.
+    giant = big_site.norms["giant"]
+    page, seconds = _timed_get(big_site, f"/norm/{giant}")
+    assert seconds < BOUND_S and len(page.text) < 1_000_000
+    assert "longer than shown here" in page.text
+    twin = big_site.client.get(f"/norm/{giant}.json").json()
+    [shown] = twin["documents"][0]["pages"]
+    assert shown["text_truncated"] and len(shown["text"]) == web_data.PAGE_TEXT_SHOWN
+    document, seconds = _timed_get(big_site, f"/document/{big_site.documents['giant']}")
+    assert seconds < BOUND_S and len(document.text) < 1_000_000
+
+
+def test_a_search_past_its_deadline_gets_a_503_that_says_to_narrow_it(big_site):
+    corpus = big_site.corpus
+    with LiveServer(corpus, refresh_at_start=False, search_deadline=1e-9) as live, \
+            httpx.Client(base_url=live.url, timeout=60) as client:
+        for path in ("/search?q=moto", "/search.json?q=moto", "/search.csv?q=moto",
+                     "/search.jsonl?q=moto"):
+            response = client.get(path)
+            assert response.status_code == 503, path
+            assert response.headers["retry-after"] == "60"
+            if path.startswith("/search.json?"):
+                assert "narrow it" in response.json()["error"]["message"]
+            else:
+                assert "took longer than 1e-09 s and was stopped: narrow it" in response.text
+        assert client.get("/norm/1").status_code == 200  # other pages are not searches
+
+
+def test_a_client_that_leaves_stops_its_search(big_site):
+    """A real uvicorn sees the connection close; the statement running for that client (one
+    that would run for minutes) is stopped at once, not at the deadline."""
+    corpus = big_site.corpus
+    started, finished = threading.Event(), threading.Event()
+    outcome: list[BaseException | str] = []
+    live = LiveServer(corpus, refresh_at_start=False, search_deadline=600)
+    inner = live.app.app  # the FastAPI app behind the .json suffix
+
+    def slow_statement(budget: Budget) -> str:
+        try:
+            with inner.state.store.engine.connect() as conn, budget.guard(conn):
+                started.set()
+                conn.execute(text(
+                    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+                    "WHERE x < 3000000000) SELECT count(*) FROM c"
+                    if conn.dialect.name == "sqlite" else "SELECT pg_sleep(300)"))
+            outcome.append("finished")
+        except BaseException as e:  # noqa: BLE001 - handed to the test thread
+            outcome.append(e)
+            raise
+        finally:
+            finished.set()
+        return "done"
+
+    @inner.get("/test/slow")
+    async def slow(request: Request):
+        return await run_for(request, slow_statement)
+
+    with live:
+        with socket.create_connection(("127.0.0.1", live.port)) as client:
+            client.sendall(b"GET /test/slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert started.wait(60)
+        left = time.monotonic()
+        assert finished.wait(120)
+    assert [type(e) for e in outcome] == [SearchCancelled]
+    assert time.monotonic() - left < BOUND_S
+    assert SearchTooCostly not in {type(e) for e in outcome}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import json
 import sys
 from pathlib import Path
 
@@ -20,9 +18,18 @@ from .cli import (
     progress_bar,
 )
 from .config import corpus_path, read_settings
-from .search import SearchRequest, iter_matches, pending_changes, rebuild_index, refresh_index
+from .search import (
+    DEADLINE,
+    Budget,
+    SearchRequest,
+    csv_lines,
+    iter_matches,
+    jsonl_lines,
+    pending_changes,
+    rebuild_index,
+    refresh_index,
+)
 from .search import search as run_search
-from .search.engine import EXPORT_COLUMNS
 from .search.text import MARK_END, MARK_START
 from .store import Store
 
@@ -68,9 +75,13 @@ def _marked(fragment: str) -> str:
 @click.option("--json", "as_json", is_flag=True, help="The result page as JSON (as the API).")
 @click.option("--jsonl", "as_jsonl", is_flag=True, help="Every match as JSON lines.")
 @click.option("--csv", "as_csv", is_flag=True, help="Every match as CSV.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEADLINE,
+              show_default=True, metavar="SECONDS",
+              help="Stop a search (or each chunk of 1,000 exported rows) after this long.")
 @corpus_option
 def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_confidence,
-           has_text, sort, limit, as_json, as_jsonl, as_csv, corpus_dir: Path | None) -> None:
+           has_text, sort, limit, as_json, as_jsonl, as_csv, timeout: float,
+           corpus_dir: Path | None) -> None:
     """Full-text search: words, "exact phrases", prefix*, AND / OR / NOT, accents ignored."""
     params = {"q": [query], "uf": list(uf), "j": list(jurisdiction), "type": list(types),
               "year_from": [str(year_from)] if year_from is not None else [],
@@ -82,18 +93,12 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
     with opened(corpus_dir) as corpus:
         ensure_fresh(corpus.store, quiet=as_json or as_jsonl or as_csv)
         if as_jsonl or as_csv:
-            rows = iter_matches(corpus.store, request)
-            if as_csv:
-                writer = csv.DictWriter(sys.stdout, fieldnames=EXPORT_COLUMNS)
-                writer.writeheader()
-                for row in rows:
-                    writer.writerow({k: (v.isoformat() if hasattr(v, "isoformat") else v)
-                                     for k, v in row.items()})
-            else:
-                for row in rows:
-                    click.echo(json.dumps(row, ensure_ascii=False, default=str))
+            rows = iter_matches(corpus.store, request, budget=Budget(timeout))
+            for piece in (csv_lines if as_csv else jsonl_lines)(rows):
+                sys.stdout.write(piece)
+            sys.stdout.flush()
             return
-        result = run_search(corpus.store, request)
+        result = run_search(corpus.store, request, budget=Budget(timeout))
     if as_json:
         print_json({
             "total": result.total, "total_exact": result.total_exact, "within": result.within,
@@ -169,8 +174,12 @@ def index(rebuild: bool, corpus_dir: Path | None) -> None:
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--refresh-every", default=30.0, show_default=True, type=float,
               help="Seconds between index refreshes while serving (0: never).")
+@click.option("--search-timeout", type=click.FloatRange(min=0, min_open=True),
+              default=DEADLINE, show_default=True, metavar="SECONDS",
+              help="Stop a search (or each chunk of an export) after this long: 503.")
 @corpus_option
-def serve(host: str, port: int, refresh_every: float, corpus_dir: Path | None) -> None:
+def serve(host: str, port: int, refresh_every: float, search_timeout: float,
+          corpus_dir: Path | None) -> None:
     """Serve the explorer and its JSON API (read-only) over HTTP."""
     import uvicorn
 
@@ -182,7 +191,7 @@ def serve(host: str, port: int, refresh_every: float, corpus_dir: Path | None) -
     if pending > REFRESH_BEFORE_SEARCH:
         err_console.print(f"indexing {pending:,} changes before serving (`locleg index` does "
                           "the same, with progress)")
-    app = create_app(settings, refresh_every=refresh_every)
+    app = create_app(settings, refresh_every=refresh_every, search_deadline=search_timeout)
     shown = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/"
     console.print(f"Serving {settings.folder} at [bold]{shown}[/] (Ctrl-C stops)")
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

@@ -1,4 +1,4 @@
-"""Running a search on either backend: bounded ranking, facets, snippets, keyset pages, export.
+"""Running a search on either backend: bounded ranking, facets, snippets, keyset pages.
 
 At a million norms, touching every match of a common query (ranking it, counting it by
 group) is what costs, not finding the matches (reference/search.md). So a search ranks and
@@ -11,17 +11,21 @@ query term, 50-100 ms per query at a million norms whatever the LIMIT (measured 
 bench/explorer_speed.py). It ranks norms whose ementa matches first, then those where the
 words stand together, then the newest, using index range scans only. PostgreSQL's ts_rank
 has no global statistics and ranks by weighted frequency (ementa weighs most).
+
+Every search runs within a Budget (search/budget.py: a deadline and a cancel switch enforced
+inside the database), and its snippets come from a bounded window of each text shown
+(search/snippets.py), so that no text, however long, makes a search cost more.
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 import re
 import threading
 import weakref
 from collections import Counter
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import date
 from operator import itemgetter
@@ -32,17 +36,21 @@ from sqlalchemy.engine import Connection, Engine
 
 from ..store import Store
 from .attributes import attributes_for
+from .budget import Budget
 from .query import (
     All,
     Node,
     QueryError,
     Word,
     parse,
+    quoted,
     tags_to_fts5,
     tags_to_tsquery,
     to_fts5,
     to_tsquery,
+    with_joined_words,
 )
+from .snippets import EMENTA_SHOWN, WINDOW, Highlighter
 from .text import MARK_END, MARK_START, confidence_tag_for, decade_tag, type_tag
 
 # Ranking and facets cover at most this many matches: the most recently added ones.
@@ -52,7 +60,11 @@ UFS = ("AC", "AL", "AM", "AP", "BA", "CE", "DF", "ES", "GO", "MA", "MG", "MS", "
        "PB", "PE", "PI", "PR", "RJ", "RN", "RO", "RR", "RS", "SC", "SE", "SP", "TO")
 SORTS = ("relevance", "date")
 _SAFE_VALUE = re.compile(r"^[a-z][a-z0-9.]{0,63}$")
-_AFTER = re.compile(r"^([rd])(-?[0-9.e+-]+)_([0-9]+)$")
+# A page token: r<score>_<id> (relevance) or d<yyyymmdd>_<id> (date), as `next` writes them.
+_AFTER_SCORE = re.compile(r"r(-?[0-9][0-9.e+-]{0,30})_([0-9]{1,12})")
+_AFTER_DAY = re.compile(r"d([0-9]{1,8})_([0-9]{1,12})")
+_DIGITS = {name: re.compile(f"[0-9]{{1,{n}}}") for name, n in
+           (("j", 7), ("year", 4), ("limit", 3))}
 _FTS_COLUMNS = "{ementa body extra}"
 MIN_YEAR, MAX_YEAR = 1500, 2200
 
@@ -88,24 +100,26 @@ class SearchRequest:
         ufs = []
         for uf in many("uf"):
             if uf.upper() not in UFS:
-                raise QueryError(f"unknown UF {uf!r}: use a two-letter code such as BA or SP")
+                raise QueryError(
+                    f"unknown UF {quoted(uf)}: use a two-letter code such as BA or SP")
             ufs.append(uf.upper())
         jurisdictions = []
         for code in many("j"):
-            if not code.isdigit() or len(code) > 7:
-                raise QueryError(f"not an IBGE code: {code!r} (e.g. 2918407 for Juazeiro-BA)")
+            if not _DIGITS["j"].fullmatch(code):
+                raise QueryError(
+                    f"not an IBGE code: {quoted(code)} (e.g. 2918407 for Juazeiro-BA)")
             jurisdictions.append(int(code))
         for name in ("type", "method"):
             for value in many(name):
                 if not _SAFE_VALUE.match(value):
-                    raise QueryError(f"not a valid {name}: {value!r}")
+                    raise QueryError(f"not a valid {name}: {quoted(value)}")
         years = []
         for name in ("year_from", "year_to"):
             value = one(name)
             if value is None:
                 years.append(None)
                 continue
-            if not value.isdigit() or not MIN_YEAR <= int(value) <= MAX_YEAR:
+            if not _DIGITS["year"].fullmatch(value) or not MIN_YEAR <= int(value) <= MAX_YEAR:
                 raise QueryError(f"{name.replace('_', ' ')} must be a year such as 2011")
             years.append(int(value))
         if years[0] and years[1] and years[0] > years[1]:
@@ -128,7 +142,8 @@ class SearchRequest:
         if sort not in SORTS:
             raise QueryError("sort is 'relevance' or 'date'")
         limit = one("limit")
-        if limit is not None and (not limit.isdigit() or not 1 <= int(limit) <= 100):
+        if limit is not None and (not _DIGITS["limit"].fullmatch(limit)
+                                  or not 1 <= int(limit) <= 100):
             raise QueryError("limit is a number from 1 to 100")
         request = cls(q=one("q") or "", ufs=tuple(ufs), jurisdictions=tuple(jurisdictions),
                       types=tuple(many("type")), year_from=years[0], year_to=years[1],
@@ -177,15 +192,21 @@ class SearchRequest:
         return parse(self.q) is None and not self.has_filters
 
     def after_key(self) -> tuple[str, float, int] | None:
+        """The page token as (kind, value, norm id); QueryError when it was tampered with."""
         if not self.after:
             return None
-        match = _AFTER.match(self.after)
+        damaged = QueryError("this page link is damaged: start the search again")
+        by_date = self.sort == "date" or parse(self.q) is None
+        match = (_AFTER_DAY if by_date else _AFTER_SCORE).fullmatch(self.after)
         if not match:
-            raise QueryError("this page link is damaged: start the search again")
+            raise damaged
         try:
-            return match[1], float(match[2]), int(match[3])
+            value = float(match[1])
         except ValueError:
-            raise QueryError("this page link is damaged: start the search again") from None
+            raise damaged from None
+        if not math.isfinite(value):
+            raise damaged
+        return ("d" if by_date else "r"), value, int(match[2])
 
     def tag_groups(self) -> list[list[str]]:
         groups: list[list[str]] = []
@@ -263,10 +284,14 @@ def marked(fragment: str | None) -> Markup:
 
 
 class _Backend:
-    """The SQL of one backend: candidates, exact count, a date-ordered page, snippets."""
+    """The SQL of one backend: candidates, exact count, a date-ordered page, snippets.
 
-    def __init__(self, node: Node | None, groups: list[list[str]]) -> None:
-        self.node = node
+    `typed` is the query as parsed; `node` what is matched: the same, with words typed
+    side by side also tried joined."""
+
+    def __init__(self, typed: Node | None, groups: list[list[str]]) -> None:
+        self.typed = typed
+        self.node = with_joined_words(typed)
         self.groups = groups
 
 
@@ -291,7 +316,7 @@ class _SQLite(_Backend):
             return []
         tags = (" AND " + tags_to_fts5(self.groups)) if self.groups else ""
         found = [(2, f"{{ementa}} : ({to_fts5(self.node)}){tags}")]
-        words = self.node.items if isinstance(self.node, All) else ()
+        words = self.typed.items if isinstance(self.typed, All) else ()
         if 1 < len(words) <= 6 and all(isinstance(w, Word) and not w.prefix for w in words):
             phrase = '"' + " ".join(w.raw for w in words) + '"'
             found.append((1, f"{_FTS_COLUMNS} : ({phrase}){tags}"))
@@ -315,10 +340,9 @@ class _SQLite(_Backend):
     candidates = ("SELECT rowid, 0.0 FROM search_fts WHERE search_fts MATCH :m "
                   "ORDER BY rowid DESC LIMIT :cap")
     count = "SELECT count(*) FROM search_fts WHERE search_fts MATCH :m"
-    snippets = (
-        "SELECT rowid, highlight(search_fts, 0, :a, :b), "
-        "snippet(search_fts, 1, :a, :b, '…', 36) FROM search_fts "
-        "WHERE search_fts MATCH :m AND rowid IN :ids")
+    # The opening of each text shown, never the whole of a text that may be megabytes long.
+    windows = ("SELECT rowid, substr(ementa, 1, :ementa_chars), substr(body, 1, :chars) "
+               "FROM search_fts WHERE rowid IN :ids")
     export = ("SELECT f.rowid FROM search_fts f WHERE search_fts MATCH :m "
               "ORDER BY f.rowid DESC")
 
@@ -345,14 +369,8 @@ class _PostgreSQL(_Backend):
         "SELECT norm_id, -ts_rank('{0.0, 0.3, 0.4, 1.0}', tsv, CAST(:m AS tsquery)) "
         "FROM search_fts WHERE tsv @@ CAST(:m AS tsquery) ORDER BY norm_id DESC LIMIT :cap")
     count = "SELECT count(*) FROM search_fts WHERE tsv @@ CAST(:m AS tsquery)"
-    snippets = (
-        "SELECT norm_id, "
-        "ts_headline('locleg_fts', ementa, CAST(:m AS tsquery), "
-        "'HighlightAll=true, StartSel=' || :a || ', StopSel=' || :b), "
-        "ts_headline('locleg_fts', body, CAST(:m AS tsquery), "
-        "'MaxWords=36, MinWords=16, MaxFragments=2, FragmentDelimiter=\" … \", "
-        "StartSel=' || :a || ', StopSel=' || :b) "
-        "FROM search_fts WHERE norm_id IN :ids")
+    windows = ("SELECT norm_id, left(ementa, :ementa_chars), left(body, :chars) "
+               "FROM search_fts WHERE norm_id IN :ids")
     export = ("SELECT norm_id FROM search_fts WHERE tsv @@ CAST(:m AS tsquery) "
               "ORDER BY norm_id DESC")
 
@@ -379,67 +397,86 @@ def _raw_rows(conn: Connection, sql: str, params: dict) -> list[tuple]:
         cursor.close()
 
 
-def search(store: Store, request: SearchRequest, cap: int = CAP) -> SearchResult:
-    """One page of results with facets and snippets; see the module doc for the bounds."""
+def search(store: Store, request: SearchRequest, cap: int = CAP,
+           budget: Budget | None = None) -> SearchResult:
+    """One page of results with facets and snippets; see the module doc for the bounds.
+
+    The search stops at the budget's deadline (DEADLINE seconds by default) with
+    SearchTooCostly, or on `budget.cancel()` with SearchCancelled."""
     result = SearchResult(request)
     if request.is_empty:
         return result
-    after = request.after_key()
-    with store.engine.connect() as conn:
-        backend = _backend(conn, request)
-        params = backend.params()
-        attributes = attributes_for(store.engine)
-        attributes.update(conn)
-        found = _raw_rows(conn, backend.candidates, {**params, "cap": cap + 1})
-        bounded = len(found) > cap
-        rows = attributes.rows(conn, found[:cap])
-        # Counting every match walks whole posting lists: on another connection, meanwhile.
-        counting = _COUNTER.submit(_count, store, backend.count, params) if bounded else None
-        minimum = request.min_confidence
-        if minimum:
-            rows = [r for r in rows if r[_CONFIDENCE] is not None and r[_CONFIDENCE] >= minimum]
-        by_date = request.sort == "date" or backend.node is None
-        if not by_date:
-            rows = backend.rank(conn, rows)
-        if bounded:
-            result.within = cap
-            # The tag filter rounds a minimum confidence down to 5 %: the count may be a
-            # little high unless the minimum sits on a step.
-            result.total_exact = not minimum or round(minimum * 100, 6) % 5 == 0
-        else:
-            result.total = len(rows)
-        result.facets = _facets(rows)
-        wanted = request.limit + 1
-        if by_date and bounded:
-            page = _date_page(conn, backend, params, after, wanted, minimum)
-        else:
-            # Only the page is sorted out of the candidates: a heap, not a full sort, on the
-            # keyset order (value, -id) so that ties never depend on the database's order.
-            if by_date:
-                def key(r: tuple) -> tuple:
-                    return (-r[_DAY], -r[_ID])
-                start = None if after is None else (-after[1], -after[2])
-            else:
-                def key(r: tuple) -> tuple:
-                    return (r[_SCORE], -r[_ID])
-                start = None if after is None else (after[1], -after[2])
-            if start is not None:
-                rows = [r for r in rows if key(r) > start]
-            page = [(("d", r[_DAY], r[_ID]), None) if by_date else
-                    (("r", r[_SCORE], r[_ID]), r[_SCORE])
-                    for r in heapq.nsmallest(wanted, rows, key=key)]
-        more = len(page) > request.limit
-        page = page[:request.limit]
-        if more and page:
-            kind, value, norm_id = page[-1][0]
-            result.next_after = f"{kind}{value!r}_{norm_id}" if kind == "r" else \
-                f"{kind}{int(value)}_{norm_id}"
-        result.hits = _hits(conn, backend, params, [(k[2], score) for k, score in page])
-        codes = [int(v) for v, _ in result.facets.get("jurisdiction", [])]
-        result.jurisdiction_names = _names(conn, codes)
-    if counting is not None:
-        result.total = counting.result()
+    budget = budget or Budget()
+    counting = None
+    try:
+        with store.engine.connect() as conn, budget.guard(conn):
+            counting = _search(store, conn, request, cap, budget, result)
+        if counting is not None:
+            result.total = counting.result()
+    except BaseException:
+        budget.cancel()  # a count still running on its own connection stops too
+        raise
     return result
+
+
+def _search(store: Store, conn: Connection, request: SearchRequest, cap: int, budget: Budget,
+            result: SearchResult) -> Future | None:
+    after = request.after_key()
+    backend = _backend(conn, request)
+    params = backend.params()
+    attributes = attributes_for(store.engine)
+    attributes.update(conn)
+    found = _raw_rows(conn, backend.candidates, {**params, "cap": cap + 1})
+    bounded = len(found) > cap
+    rows = attributes.rows(conn, found[:cap])
+    # Counting every match walks whole posting lists: on another connection, meanwhile.
+    counting = _COUNTER.submit(_count, store, backend.count, params, budget) \
+        if bounded else None
+    minimum = request.min_confidence
+    if minimum:
+        rows = [r for r in rows if r[_CONFIDENCE] is not None and r[_CONFIDENCE] >= minimum]
+    by_date = request.sort == "date" or backend.node is None
+    if not by_date:
+        rows = backend.rank(conn, rows)
+    budget.check()
+    if bounded:
+        result.within = cap
+        # The tag filter rounds a minimum confidence down to 5 %: the count may be a
+        # little high unless the minimum sits on a step.
+        result.total_exact = not minimum or round(minimum * 100, 6) % 5 == 0
+    else:
+        result.total = len(rows)
+    result.facets = _facets(rows)
+    wanted = request.limit + 1
+    if by_date and bounded:
+        page = _date_page(conn, backend, params, after, wanted, minimum)
+    else:
+        # Only the page is sorted out of the candidates: a heap, not a full sort, on the
+        # keyset order (value, -id) so that ties never depend on the database's order.
+        if by_date:
+            def key(r: tuple) -> tuple:
+                return (-r[_DAY], -r[_ID])
+            start = None if after is None else (-after[1], -after[2])
+        else:
+            def key(r: tuple) -> tuple:
+                return (r[_SCORE], -r[_ID])
+            start = None if after is None else (after[1], -after[2])
+        if start is not None:
+            rows = [r for r in rows if key(r) > start]
+        page = [(("d", r[_DAY], r[_ID]), None) if by_date else
+                (("r", r[_SCORE], r[_ID]), r[_SCORE])
+                for r in heapq.nsmallest(wanted, rows, key=key)]
+    more = len(page) > request.limit
+    page = page[:request.limit]
+    if more and page:
+        kind, value, norm_id = page[-1][0]
+        result.next_after = f"{kind}{value!r}_{norm_id}" if kind == "r" else \
+            f"{kind}{int(value)}_{norm_id}"
+    budget.check()
+    result.hits = _hits(conn, backend, [(k[2], score) for k, score in page], budget)
+    codes = [int(v) for v, _ in result.facets.get("jurisdiction", [])]
+    result.jurisdiction_names = _names(conn, codes)
+    return counting
 
 
 # Counts run on an engine of their own, with one connection per worker: a count never waits
@@ -462,8 +499,8 @@ def _count_engine(engine: Engine) -> Engine:
         return found
 
 
-def _count(store: Store, sql: str, params: dict) -> int:
-    with _count_engine(store.engine).connect() as conn:
+def _count(store: Store, sql: str, params: dict, budget: Budget) -> int:
+    with _count_engine(store.engine).connect() as conn, budget.guard(conn):
         return conn.scalar(text(sql), params) or 0
 
 
@@ -523,28 +560,33 @@ _HIT_COLUMNS = (
     "WHERE n.id IN :ids")
 
 
-def _hits(conn: Connection, backend: _Backend, params: dict,
-          page: list[tuple[int, float | None]]) -> list[Hit]:
+def _hits(conn: Connection, backend: _Backend, page: list[tuple[int, float | None]],
+          budget: Budget) -> list[Hit]:
     if not page:
         return []
     ids = [norm_id for norm_id, _ in page]
     meta = {r[0]: r for r in conn.execute(
         text(_HIT_COLUMNS).bindparams(bindparam("ids", expanding=True)), {"ids": ids})}
-    snippets = {r[0]: (r[1], r[2]) for r in conn.execute(
-        text(backend.snippets).bindparams(bindparam("ids", expanding=True)),
-        {**params, "ids": ids, "a": MARK_START, "b": MARK_END})}
+    windows = {r[0]: (r[1], r[2]) for r in conn.execute(
+        text(backend.windows).bindparams(bindparam("ids", expanding=True)),
+        {"ids": ids, "ementa_chars": EMENTA_SHOWN + 1, "chars": WINDOW + 1})}
+    highlighter = Highlighter(backend.node)
     hits = []
     for norm_id, score in page:
         m = meta.get(norm_id)
         if m is None:  # the norm vanished between two statements
             continue
-        ementa_marked, body_marked = snippets.get(norm_id, (None, None))
+        budget.check()
+        ementa, body = windows.get(norm_id, (None, None))
+        ementa = m.ementa if ementa is None else ementa
+        body = body or ""
         hits.append(Hit(
             norm_id=norm_id, score=score, jurisdiction_code=m.jurisdiction_code,
             jurisdiction=m.name, uf=m.uf, type_raw=m.type_raw, type=m.type_normalized,
             number=m.number, year=m.year, date=_as_date(m.date), ementa=m.ementa,
-            ementa_html=marked(ementa_marked) if ementa_marked else marked(m.ementa),
-            snippet_html=marked(body_marked),
+            ementa_html=marked(highlighter.mark(ementa or "")),
+            snippet_html=marked(highlighter.fragment(body[:WINDOW], more=len(body) > WINDOW)
+                                if body.strip() else ""),
         ))
     return hits
 
@@ -553,37 +595,3 @@ def _as_date(value) -> date | None:
     if value is None or isinstance(value, date):
         return value
     return date.fromisoformat(str(value))
-
-
-EXPORT_COLUMNS = ("norm_id", "jurisdiction_code", "uf", "jurisdiction", "type_raw", "type",
-                  "number", "year", "date", "ementa", "source_url")
-
-
-def iter_matches(store: Store, request: SearchRequest, chunk: int = 1000) -> Iterator[dict]:
-    """Every match of a search, newest added first, streamed: the export behind a result page."""
-    if request.is_empty:
-        return
-    minimum = request.min_confidence
-    with store.engine.connect() as conn:
-        backend = _backend(conn, request)
-        ids_stream = conn.execution_options(yield_per=chunk).execute(
-            text(backend.export), backend.params())
-        for part in ids_stream.partitions():
-            ids = [r[0] for r in part]
-            with store.engine.connect() as meta_conn:
-                rows = meta_conn.execute(
-                    text(
-                        "SELECT n.id, n.jurisdiction_code, j.uf, j.name, n.type_raw, "
-                        "n.type_normalized, n.number, n.year, n.date, n.ementa, n.url, "
-                        "s.confidence FROM norm n "
-                        "JOIN jurisdiction j ON j.ibge_code = n.jurisdiction_code "
-                        "LEFT JOIN search_norm s ON s.norm_id = n.id WHERE n.id IN :ids"
-                    ).bindparams(bindparam("ids", expanding=True)), {"ids": ids}).all()
-            by_id = {r[0]: r for r in rows}
-            for norm_id in ids:
-                r = by_id.get(norm_id)
-                if r is None or (minimum and (r.confidence is None or r.confidence < minimum)):
-                    continue
-                yield dict(zip(EXPORT_COLUMNS, (
-                    r.id, r.jurisdiction_code, r.uf, r.name, r.type_raw, r.type_normalized,
-                    r.number, r.year, _as_date(r.date), r.ementa, r.url), strict=True))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..errors import UserError
 from ..jurisdictions import fold
-from .text import _WORD
+from .text import _WORD, MAX_VARIANT
 
 MAX_LENGTH = 500
 MAX_WORDS = 32
@@ -30,6 +30,11 @@ _JOINERS = re.compile(r"^[-\u2010\u2011]$")
 
 class QueryError(UserError):
     """A search query that cannot be understood; the message says why and how to fix it."""
+
+
+def quoted(value: str, limit: int = 60) -> str:
+    """A value someone typed, quoted for an error message and cut if long."""
+    return repr(value if len(value) <= limit else value[:limit] + "…")
 
 
 @dataclass(frozen=True)
@@ -244,6 +249,40 @@ def words_of(node: Node | None) -> list[Word]:
     if isinstance(node, Except):
         return words_of(node.include)
     return [w for item in node.items for w in words_of(item)]
+
+
+# Up to this many words typed apart are also tried joined: 'guarda chuva' finds 'guardachuva'.
+MAX_JOINED = 4
+
+
+def with_joined_words(node: Node | None) -> Node | None:
+    """The query where words typed side by side also match their joined form, as the index
+    joins a hyphenated compound ('guarda chuva' finds 'guarda-chuva', which the text splits
+    into two words, and also 'guardachuva'). Only for runs of 2 to MAX_JOINED plain words."""
+    if node is None or isinstance(node, Word | Phrase):
+        return node
+    if isinstance(node, Except):
+        return Except(with_joined_words(node.include), with_joined_words(node.exclude))
+    items = tuple(with_joined_words(i) for i in node.items)
+    if isinstance(node, Any_):
+        return Any_(items)
+    if not 2 <= len(items) <= MAX_JOINED or not all(
+            isinstance(w, Word) and not w.prefix for w in items):
+        return All(items)
+    alternatives: list[Node] = [All(items)]
+    for cuts in range(1, 2 ** (len(items) - 1)):
+        # Bit i of `cuts` set: words i and i + 1 are joined.
+        groups: list[list[Word]] = [[items[0]]]
+        for i, word in enumerate(items[1:]):
+            if cuts >> i & 1:
+                groups[-1].append(word)
+            else:
+                groups.append([word])
+        joined = tuple(Word("".join(w.raw for w in g), "".join(w.folded for w in g))
+                       for g in groups)
+        if all(len(w.folded) <= MAX_VARIANT for w in joined):
+            alternatives.append(joined[0] if len(joined) == 1 else All(joined))
+    return Any_(tuple(alternatives)) if len(alternatives) > 1 else All(items)
 
 
 # -- compiling -----------------------------------------------------------------------------

@@ -15,15 +15,24 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import create_engine, event
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
 from ..blobs import BlobStore
 from ..config import Settings
 from ..errors import UserError
-from ..search import QueryError, pending_changes, refresh_index
+from ..search import (
+    DEADLINE,
+    QueryError,
+    SearchCancelled,
+    SearchTooCostly,
+    pending_changes,
+    refresh_index,
+)
 from ..search.attributes import attributes_for
 from ..store import Store
 from .data import BadRequest, NotFound
@@ -84,8 +93,10 @@ class _Refresher(threading.Thread):
 
 
 def create_app(settings: Settings, *, refresh_every: float = 0.0,
-               refresh_at_start: bool = True) -> JsonSuffix:
-    """The explorer for one corpus; refresh_every > 0 keeps the index current meanwhile."""
+               refresh_at_start: bool = True, search_deadline: float = DEADLINE
+               ) -> JsonSuffix:
+    """The explorer for one corpus; refresh_every > 0 keeps the index current meanwhile.
+    A search (or each chunk of an export) is stopped after `search_deadline` seconds."""
     writer = Store.open(settings.database_url)  # brings the schema to head once
     if refresh_at_start:
         refresh_index(writer)
@@ -116,23 +127,29 @@ def create_app(settings: Settings, *, refresh_every: float = 0.0,
     app.state.store = reader
     app.state.blobs = BlobStore(settings.originals)
     app.state.settings = settings
+    app.state.search_deadline = search_deadline
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
     from .views import router
 
     app.include_router(router)
 
-    @app.middleware("http")
-    async def headers(request: Request, call_next):
-        response = await call_next(request)
-        response.headers.setdefault("Content-Security-Policy", _CSP)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        return response
+    app.add_middleware(SecurityHeaders)
 
     @app.exception_handler(NotFound)
     async def not_found(request: Request, exc: NotFound):
         return error_page(request, 404, str(exc))
+
+    @app.exception_handler(SearchTooCostly)
+    async def too_costly(request: Request, exc: SearchTooCostly):
+        # 503: whether a search fits its deadline depends on the server's load and the
+        # corpus, not on the form of the request; the message says how to narrow it.
+        return error_page(request, 503, str(exc), headers={"Retry-After": "60"})
+
+    @app.exception_handler(SearchCancelled)
+    async def cancelled(request: Request, exc: SearchCancelled):
+        log.info("%s: the client went away, its search was stopped", request.url.path)
+        return Response(status_code=499)  # nginx's "client closed request": nobody reads it
 
     @app.exception_handler(BadRequest)
     @app.exception_handler(QueryError)
@@ -152,6 +169,29 @@ def create_app(settings: Settings, *, refresh_every: float = 0.0,
         return error_page(request, exc.status_code, message)
 
     return JsonSuffix(app)
+
+
+class SecurityHeaders:
+    """Security headers on every answer, unless the route set its own (pure ASGI, so that
+    a route still sees its client disconnect)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.setdefault("Content-Security-Policy", _CSP)
+                headers.setdefault("X-Content-Type-Options", "nosniff")
+                headers.setdefault("Referrer-Policy", "same-origin")
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 class JsonSuffix:

@@ -17,9 +17,11 @@ from sqlalchemy.engine import Connection
 
 from ..enrich.urn import norm_urn
 from ..search.engine import UFS
+from ..search.query import quoted
 from ..store import Store, metadata
 from ..store.schema import document, extraction, jurisdiction, norm, page, source, version
 from ..store.search_schema import search_facet, search_norm, search_place, search_queue
+from .links import public_origin, public_url
 
 LIST_PAGE = 25
 NORM_PAGES_SHOWN = 60  # pages of text shown per document on a norm page
@@ -27,7 +29,10 @@ DOCUMENT_PAGES = 50  # pages of text per document page
 FACET_BOUND = 20_000  # filtered jurisdiction facets are counted over at most this many norms
 FAILURES_PAGE = 50
 SOURCES_PAGE = 200
-_AFTER = re.compile(r"^(\d{1,8})_(\d{1,12})$")
+PAGE_TEXT_SHOWN = 200_000  # characters of one page's text shown (a page can be megabytes)
+_AFTER = re.compile(r"([0-9]{1,8})_([0-9]{1,12})")
+_ID = re.compile(r"[0-9]{1,12}")  # ASCII digits only: "²".isdigit() is True
+_YEAR = re.compile(r"[0-9]{1,4}|none")
 STATUSES = ("pending", "extracted", "empty", "failed")
 FACETS = ("type", "year", "method", "text")
 
@@ -42,8 +47,17 @@ class BadRequest(Exception):
 
 def _int_id(value: str | int, what: str) -> int:
     text = str(value)
-    if not text.isdigit() or len(text) > 12:
-        raise NotFound(f"no {what} {value!r}")
+    if not _ID.fullmatch(text):
+        raise NotFound(f"no {what} {quoted(text)}")
+    return int(text)
+
+
+def _page_after(text: str | None) -> int | None:
+    """A page token that is a row id: ASCII digits that fit the database's integers."""
+    if not text:
+        return None
+    if not _ID.fullmatch(text):
+        raise BadRequest("this page link is damaged: start from the first page")
     return int(text)
 
 
@@ -140,7 +154,7 @@ def source_view(r) -> dict:
         due = due.replace(tzinfo=UTC)
     return {
         "id": r["id"], "jurisdiction_code": r["jurisdiction_code"], "platform": r["platform"],
-        "base_url": r["base_url"], "created_at": r["created_at"],
+        "base_url": public_url(r["base_url"]), "created_at": r["created_at"],
         "last_run_at": r["last_run_at"], "last_success_at": r["last_success_at"],
         "last_error": r["last_error"], "next_due_at": r["next_due_at"],
         "health": health, "overdue": bool(due and due < now),
@@ -196,7 +210,7 @@ def uf_page(store: Store, uf: str) -> dict:
     uf = uf.upper()
     p = places(store)
     if uf not in p.uf_codes:
-        raise NotFound(f"no federative unit {uf!r}: use a code such as BA or SP")
+        raise NotFound(f"no federative unit {quoted(uf)}: use a code such as BA or SP")
     state_code = p.uf_codes[uf]
     with store.engine.connect() as conn:
         rows = conn.execute(
@@ -244,9 +258,11 @@ def parse_listing_filters(params: dict[str, list[str]]) -> dict[str, str]:
             continue
         value = values[-1]
         if not re.fullmatch(r"[a-z0-9.]{1,64}", value):
-            raise BadRequest(f"not a valid {name}: {value!r}")
+            raise BadRequest(f"not a valid {name}: {quoted(value)}")
         if name == "text" and value not in ("yes", "no"):
             raise BadRequest("text is 'yes' or 'no'")
+        if name == "year" and not _YEAR.fullmatch(value):
+            raise BadRequest("year is a year such as 2011, or 'none'")
         filters[name] = value
     return filters
 
@@ -254,7 +270,7 @@ def parse_listing_filters(params: dict[str, list[str]]) -> dict[str, str]:
 def parse_after(after: str | None) -> tuple[int, int] | None:
     if not after:
         return None
-    match = _AFTER.match(after)
+    match = _AFTER.fullmatch(after)
     if not match:
         raise BadRequest("this page link is damaged: start from the first page")
     return int(match[1]), int(match[2])
@@ -267,7 +283,7 @@ def _filter_clauses(filters: dict[str, str]) -> list:
     if "year" in filters:
         year = filters["year"]
         clauses.append(search_norm.c.year.is_(None) if year == "none"
-                       else search_norm.c.year == (int(year) if year.isdigit() else -1))
+                       else search_norm.c.year == int(year))
     if "method" in filters:
         method = filters["method"]
         clauses.append(search_norm.c.methods == "" if method == "none" else
@@ -474,23 +490,33 @@ def _documents(conn: Connection, norm_ids: list[int], pages_shown: int,
     doc_ids = [d["id"] for d in docs]
     versions: dict[int, list[dict]] = {}
     if doc_ids:
-        for v in conn.execute(select(version).where(version.c.document_id.in_(doc_ids))
-                              .order_by(version.c.id.desc())).mappings():
-            versions.setdefault(v["document_id"], []).append(
-                {k: v[k] for k in ("id", "sha256", "size", "media_type", "fetched_at",
-                                   "origin", "http_status", "etag", "last_modified")})
+        for v in conn.execute(
+            select(version, source.c.base_url)
+            .join(document, document.c.id == version.c.document_id)
+            .join(norm, norm.c.id == document.c.norm_id)
+            .join(source, source.c.id == norm.c.source_id)
+            .where(version.c.document_id.in_(doc_ids)).order_by(version.c.id.desc())
+        ).mappings():
+            versions.setdefault(v["document_id"], []).append({
+                **{k: v[k] for k in ("id", "sha256", "size", "media_type", "fetched_at")},
+                # Never the importing machine's own paths: the path inside the import.
+                "origin": public_origin(v["origin"], v["base_url"]),
+                **{k: v[k] for k in ("http_status", "etag", "last_modified")}})
     current = [d["current_version_id"] for d in docs if d["current_version_id"]]
     texts: dict[int, list[dict]] = {}
     if current:
         for p in conn.execute(
             select(page.c.version_id, page.c.number, page.c.method, page.c.confidence,
-                   page.c.text)
+                   func.substr(page.c.text, 1, PAGE_TEXT_SHOWN + 1).label("text"))
             .where(page.c.version_id.in_(current), page.c.number > page_after,
                    page.c.number <= page_after + pages_shown)
             .order_by(page.c.version_id, page.c.number)
         ).mappings():
-            texts.setdefault(p["version_id"], []).append(
-                {k: p[k] for k in ("number", "method", "confidence", "text")})
+            shown = p["text"] or ""
+            texts.setdefault(p["version_id"], []).append({
+                **{k: p[k] for k in ("number", "method", "confidence")},
+                "text": shown[:PAGE_TEXT_SHOWN],
+                "text_truncated": len(shown) > PAGE_TEXT_SHOWN})
     found = []
     for d in docs:
         shown = texts.get(d["current_version_id"], [])
@@ -544,11 +570,7 @@ def original_of(store: Store, kind: str, id_text: str) -> dict:
 
 def quality_page(store: Store, code_text: str | None, after_text: str | None) -> dict:
     code = _int_id(code_text, "jurisdiction") if code_text else None
-    after = None
-    if after_text:
-        if not after_text.isdigit():
-            raise BadRequest("this page link is damaged: start from the first page")
-        after = int(after_text)
+    after = _page_after(after_text)
     with store.engine.connect() as conn:
         scope_name = None
         if code is not None:
@@ -610,11 +632,7 @@ def quality_page(store: Store, code_text: str | None, after_text: str | None) ->
 
 
 def sources_page(store: Store, after_text: str | None = None) -> dict:
-    after = 0
-    if after_text:
-        if not after_text.isdigit():
-            raise BadRequest("this page link is damaged: start from the first page")
-        after = int(after_text)
+    after = _page_after(after_text) or 0
     with store.engine.connect() as conn:
         rows = conn.execute(
             select(source, jurisdiction.c.name, jurisdiction.c.uf,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -13,6 +13,7 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
 from .. import __version__
+from .links import public_url
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 env = templates.env
@@ -61,17 +62,18 @@ def respond(request: Request, template: str, data: dict, status: int = 200,
                                       status_code=status)
 
 
-def error_page(request: Request, status: int, message: str) -> Response:
+def error_page(request: Request, status: int, message: str,
+               headers: dict[str, str] | None = None) -> Response:
     titles = {400: "This request cannot be answered", 404: "Not found",
               405: "Method not allowed", 500: "Something went wrong on our side",
               503: "Temporarily unavailable"}
     data = {"error": {"status": status, "title": titles.get(status, "Error"),
                       "message": message}}
     if wants_json(request):
-        return JSONResponse(data, status_code=status)
+        return JSONResponse(data, status_code=status, headers=headers)
     return HTMLResponse(
         env.get_template("error.html").render(request=request, data=data),
-        status_code=status)
+        status_code=status, headers=headers)
 
 
 # -- template helpers ------------------------------------------------------------------------
@@ -81,6 +83,15 @@ def url(path: str, params: list[tuple[str, str]] | dict | None = None) -> str:
     if not params:
         return path
     return path + "?" + urlencode(params)
+
+
+def json_href(request: Request) -> str:
+    """This page's JSON twin, built from the path's segments so that it stays on this site
+    whatever the path holds ('//evil.example/x', backslashes, dot segments)."""
+    segments = [quote(s, safe="") for s in request.url.path.split("/") if s not in ("", ".", "..")]
+    href = "/" + "/".join(segments) if segments else "/index"
+    query = request.url.query
+    return href + ".json" + ("?" + query if query else "")
 
 
 def number(value: Any) -> str:
@@ -122,6 +133,7 @@ def when(value: Any) -> str:
     return str(value)
 
 
-env.globals.update(url=url, type_label=type_label, norm_title=norm_title,
+env.globals.update(url=url, type_label=type_label, norm_title=norm_title, json_href=json_href,
                    METHOD_LABELS=METHOD_LABELS, ROLE_LABELS=ROLE_LABELS)
-env.filters.update(number=number, size=size, when=when)
+# `x|http_url`: the address when it may be a link (http or https only), else None.
+env.filters.update(number=number, size=size, when=when, http_url=public_url)

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 
-from ...search import SearchRequest, SearchResult, iter_matches, search
-from ...search.engine import EXPORT_COLUMNS
-from ...search.index import pending_changes
-from ..render import METHOD_LABELS, jsonable, respond, type_label, url
+from ...search import (
+    Budget,
+    SearchRequest,
+    SearchResult,
+    csv_lines,
+    iter_matches,
+    jsonl_lines,
+    pending_changes,
+    search,
+)
+from ..client import budget_for, run_for, stream_for
+from ..render import METHOD_LABELS, respond, type_label, url
 
 router = APIRouter(tags=["search"])
 
@@ -73,6 +78,7 @@ def _label(facet: str, value: str, names: dict[int, str]) -> str:
 
 
 def page_data(request: Request, r: SearchRequest, result: SearchResult) -> dict:
+    """The JSON twin of a result page (reads the index queue: call it in a worker thread)."""
     facets = {}
     for facet, items in result.facets.items():
         entries = []
@@ -118,7 +124,7 @@ def page_data(request: Request, r: SearchRequest, result: SearchResult) -> dict:
 
 @router.get("/search", name="search",
             summary="Full-text search with filters, facets, snippets and keyset pages")
-def search_page(
+async def search_page(
     request: Request,
     q: Annotated[str | None, Query(description=_DESCRIPTIONS["q"])] = None,
     uf: Annotated[list[str] | None, Query(description=_DESCRIPTIONS["uf"])] = None,
@@ -135,41 +141,33 @@ def search_page(
     limit: Annotated[str | None, Query(description=_DESCRIPTIONS["limit"])] = None,
 ):
     r = _request(request)
-    result = search(request.app.state.store, r)
-    return respond(request, "search.html", page_data(request, r, result))
+
+    def work(budget: Budget) -> dict:
+        return page_data(request, r, search(request.app.state.store, r, budget=budget))
+
+    return respond(request, "search.html", await run_for(request, work))
 
 
-def _csv_lines(rows: Iterator[dict]) -> Iterator[str]:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS)
-    writer.writeheader()
-    for row in rows:
-        writer.writerow(jsonable(row))
-        if buffer.tell() > 1 << 16:
-            yield buffer.getvalue()
-            buffer.seek(0)
-            buffer.truncate()
-    yield buffer.getvalue()
-
-
-def _jsonl_lines(rows: Iterator[dict]) -> Iterator[str]:
-    for row in rows:
-        yield json.dumps(jsonable(row), ensure_ascii=False) + "\n"
+async def _export(request: Request, formatted: Callable[[Iterable[dict]], Iterator[str]],
+                  media_type: str, headers: dict[str, str] | None = None) -> StreamingResponse:
+    """Stream every match; the first piece is computed before answering, so that a search
+    too costly or malformed gets its 400 / 503 page instead of a broken download."""
+    r = _request(request)
+    budget = budget_for(request)
+    lines = formatted(iter_matches(request.app.state.store, r, budget=budget))
+    first = await run_for(request, lambda _: next(lines, None), budget)
+    return StreamingResponse(stream_for(lines, first, budget), media_type=media_type,
+                             headers=headers)
 
 
 @router.get("/search.csv", name="search_csv",
             summary="Every match of a search as CSV, streamed (same parameters as /search)")
-def search_csv(request: Request):
-    r = _request(request)
-    return StreamingResponse(_csv_lines(iter_matches(request.app.state.store, r)),
-                             media_type="text/csv; charset=utf-8",
-                             headers={"Content-Disposition":
-                                      'attachment; filename="locleg-search.csv"'})
+async def search_csv(request: Request):
+    return await _export(request, csv_lines, "text/csv; charset=utf-8",
+                         {"Content-Disposition": 'attachment; filename="locleg-search.csv"'})
 
 
 @router.get("/search.jsonl", name="search_jsonl",
             summary="Every match of a search as JSON lines, streamed (same parameters)")
-def search_jsonl(request: Request):
-    r = _request(request)
-    return StreamingResponse(_jsonl_lines(iter_matches(request.app.state.store, r)),
-                             media_type="application/x-ndjson; charset=utf-8")
+async def search_jsonl(request: Request):
+    return await _export(request, jsonl_lines, "application/x-ndjson; charset=utf-8")

@@ -1,0 +1,93 @@
+"""Every match of a search, streamed as rows, CSV or JSON lines: the export behind a result
+page and behind `locleg search --csv / --jsonl`.
+
+Each chunk of rows gets the whole search budget (an export of a million matches is long but
+never stuck), and CSV cells that a spreadsheet would run as a formula are neutralised.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator
+from datetime import date
+
+from sqlalchemy import bindparam, text
+
+from ..store import Store
+from .budget import Budget
+from .engine import SearchRequest, _as_date, _backend
+
+EXPORT_COLUMNS = ("norm_id", "jurisdiction_code", "uf", "jurisdiction", "type_raw", "type",
+                  "number", "year", "date", "ementa", "source_url")
+CHUNK = 1000
+# A cell starting with one of these is a formula (or becomes one) in Excel, LibreOffice and
+# Google Sheets: OWASP's advice is to prefix it with a single quote.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_ROWS = text(
+    "SELECT n.id, n.jurisdiction_code, j.uf, j.name, n.type_raw, n.type_normalized, n.number, "
+    "n.year, n.date, n.ementa, n.url, s.confidence FROM norm n "
+    "JOIN jurisdiction j ON j.ibge_code = n.jurisdiction_code "
+    "LEFT JOIN search_norm s ON s.norm_id = n.id WHERE n.id IN :ids"
+).bindparams(bindparam("ids", expanding=True))
+
+
+def iter_matches(store: Store, request: SearchRequest, chunk: int = CHUNK,
+                 budget: Budget | None = None) -> Iterator[dict]:
+    """Every match of a search, newest added first, streamed. Each chunk of `chunk` rows
+    must come within the budget's seconds (SearchTooCostly otherwise); `budget.cancel()`
+    stops the stream (SearchCancelled)."""
+    if request.is_empty:
+        return
+    budget = budget or Budget()
+    minimum = request.min_confidence
+    with store.engine.connect() as conn, budget.guard(conn):
+        backend = _backend(conn, request)
+        parts = conn.execution_options(yield_per=chunk).execute(
+            text(backend.export), backend.params()).partitions()
+        while True:
+            budget.restart()
+            part = next(parts, None)
+            if part is None:
+                return
+            ids = [r[0] for r in part]
+            with store.engine.connect() as meta_conn, budget.guard(meta_conn):
+                by_id = {r[0]: r for r in meta_conn.execute(_ROWS, {"ids": ids})}
+            for norm_id in ids:
+                r = by_id.get(norm_id)
+                if r is None or (minimum and (r.confidence is None or r.confidence < minimum)):
+                    continue
+                yield dict(zip(EXPORT_COLUMNS, (
+                    r.id, r.jurisdiction_code, r.uf, r.name, r.type_raw, r.type_normalized,
+                    r.number, r.year, _as_date(r.date), r.ementa, r.url), strict=True))
+
+
+def csv_cell(value: object) -> object:
+    """A value as a CSV cell: dates in ISO 8601, formula-like text neutralised."""
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_lines(rows: Iterable[dict], flush_at: int = 1 << 16) -> Iterator[str]:
+    """The header, then the rows, as CSV text in pieces of about `flush_at` characters."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(EXPORT_COLUMNS)
+    for row in rows:
+        writer.writerow([csv_cell(row[c]) for c in EXPORT_COLUMNS])
+        if buffer.tell() > flush_at:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
+def jsonl_lines(rows: Iterable[dict]) -> Iterator[str]:
+    """One JSON object per line, dates in ISO 8601."""
+    for row in rows:
+        yield json.dumps({k: v.isoformat() if isinstance(v, date) else v
+                          for k, v in row.items()}, ensure_ascii=False) + "\n"

@@ -1,0 +1,47 @@
+"""Which addresses from the data may become links, and which may be shown at all.
+
+Data comes from portals and dumps nobody vetted: a norm's URL may be `javascript:…`, and an
+import records where its files lay on the importing machine (`/home/…`, `file:///home/…`).
+Pages link only http(s) URLs; public answers show a local file only by its path inside the
+imported folder, never the machine's own path.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+# Exactly http(s)://host...: browsers drop leading spaces and control characters and ignore
+# tabs and line ends inside a scheme, so nothing of the kind is allowed anywhere.
+_HTTP = re.compile(r"https?://[^\x00-\x20\x7f/\\?#@]+(?:[/?#][^\x00-\x20\x7f]*)?", re.I)
+
+
+def public_url(value: str | None) -> str | None:
+    """The URL when it is a plain http(s) address fit for a link, else None."""
+    if not value or not _HTTP.fullmatch(value):
+        return None
+    return value
+
+
+def _local_path(value: str) -> PurePosixPath | None:
+    if value.startswith("/"):
+        return PurePosixPath(value)
+    parts = urlsplit(value)
+    if parts.scheme.lower() == "file" and parts.netloc in ("", "localhost"):
+        return PurePosixPath(unquote(parts.path))
+    return None
+
+
+def public_origin(origin: str | None, source_base_url: str | None) -> str | None:
+    """Where a version came from, as far as the public may see it: an http(s) URL as is,
+    a file of an imported folder as `file:<path inside the folder>`, anything else None."""
+    if not origin:
+        return None
+    if public_url(origin):
+        return origin
+    path = _local_path(origin)
+    folder = _local_path(source_base_url) if source_base_url else None
+    if path is None or folder is None or not path.is_relative_to(folder) or path == folder:
+        return None
+    return "file:" + path.relative_to(folder).as_posix()
