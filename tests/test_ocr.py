@@ -176,8 +176,8 @@ def labelled():
 
 def test_needs_ocr_decision_is_right_on_every_labelled_page(labelled) -> None:
     kinds = {case.kind for case in labelled}
-    assert kinds == {"clean", "scanned", "ocr-layer", "garbage-layer", "no-cmap", "mixed",
-                     "near-empty", "outlines"}
+    assert kinds == {"clean", "figures", "names", "scanned", "ocr-layer", "garbage-layer",
+                     "no-cmap", "mixed", "near-empty", "outlines"}
     wrong = []
     for case in labelled:
         result = extract(case.data, ocr="never")
@@ -185,7 +185,7 @@ def test_needs_ocr_decision_is_right_on_every_labelled_page(labelled) -> None:
         if decided != case.needs_ocr:
             wrong.append((case.name, decided, case.needs_ocr))
     assert wrong == []
-    assert sum(len(case.needs_ocr) for case in labelled) >= 18
+    assert sum(len(case.needs_ocr) for case in labelled) >= 42
 
 
 @pytest.mark.parametrize(

@@ -654,12 +654,172 @@ Art. 4º Este Decreto entra em vigor na data de sua publicação.
 GABINETE DO PREFEITO MUNICIPAL DE JUAZEIRO, Estado da Bahia, em 13 de junho de 2012.
 """
 
+# Born-digital pages the word check must keep although few of their tokens are common words:
+# tables of figures and units, lists of names, anexos with quantities, decrees full of codes.
+_TARIFAS_AGUA = [
+    ["Categoria", "Faixa de consumo", "Água (R$/m³)", "Esgoto (R$/m³)"],
+    ["Residencial social", "0 a 10 m³", "1,85", "0,93"],
+    ["Residencial", "0 a 10 m³", "3,45", "1,73"],
+    ["Residencial", "11 a 20 m³", "4,12", "2,06"],
+    ["Residencial", "21 a 50 m³", "6,80", "3,40"],
+    ["Residencial", "acima de 50 m³", "9,15", "4,58"],
+    ["Comercial", "0 a 10 m³", "5,20", "2,60"],
+    ["Comercial", "acima de 10 m³", "7,95", "3,98"],
+    ["Industrial", "0 a 10 m³", "6,10", "3,05"],
+    ["Industrial", "acima de 10 m³", "9,60", "4,80"],
+    ["Pública", "0 a 10 m³", "4,90", "2,45"],
+    ["Pública", "acima de 10 m³", "7,35", "3,68"],
+]
+_TARIFAS_NOTAS = [
+    "Tarifa mínima: 10 m³/mês por economia.",
+    "Ligação de água, ramal de 20 mm: R$ 145,00/un.",
+    "Hidrômetro de 1,5 m³/h: R$ 98,00/un.",
+    "Vigência: 1º/1/2015. SAAE - CNPJ 13.915.632/0001-14.",
+]
+_CONSELHO = [
+    "Art. 1º Ficam nomeados os membros do Conselho Municipal de Educação, para o biênio "
+    "2015/2016:",
+    "I – Ubiratan Cavalcanti Bezerril, titular, e Edileuza Nunes Coutinho, suplente, "
+    "representantes da SEMED;",
+    "II – Gildásio Rocha Brandão, titular, e Valdirene Lustosa Amorim, suplente, "
+    "representantes dos professores;",
+    "III – Josenildo Araújo Pimentel, titular, e Creuza Bispo dos Anjos, suplente, "
+    "representantes dos pais de alunos;",
+    "IV – Adailton Menezes Lacerda, titular, e Rosângela Queiroz Damasceno, suplente, "
+    "representantes dos servidores;",
+    "V – Francisco Wanderley Sampaio, titular, e Marinalva Tavares Godinho, suplente, "
+    "representantes do CMDCA;",
+    "VI – Raimundo Nonato Figueiredo, titular, e Lindinalva Barreto Peixoto, suplente, "
+    "representantes da UNDIME;",
+    "VII – Cleonice Bonfim Valadares, titular, e Aurelino Fagundes Matos, suplente, "
+    "representantes dos estudantes.",
+    "Art. 2º Este Decreto entra em vigor na data de sua publicação.",
+    "Juazeiro, 3 de março de 2015.",
+    "Isaac Cavalcante de Carvalho – Prefeito Municipal",
+    "Walquíria Meneses Falcão – Secretária Municipal de Educação",
+]
+_PLANILHA = [
+    ["Item", "Descrição", "Un.", "Quant."],
+    ["1.1", "Escavação mecânica de vala", "m³", "320,00"],
+    ["1.2", "Reaterro compactado", "m³", "285,50"],
+    ["2.1", "Pavimentação em paralelepípedo", "m²", "1.250,00"],
+    ["2.2", "Meio-fio de concreto pré-moldado", "m", "480,00"],
+    ["3.1", "Tubo PEAD DN 200 mm", "m", "150,00"],
+    ["3.2", "Poço de visita, h = 1,5 m", "un", "6"],
+    ["4.1", "Transformador 75 kVA", "un", "2"],
+    ["4.2", "Luminária LED 150 W", "un", "48"],
+    ["5.1", "Transporte de material, DMT 12 km", "t.km", "3.600,00"],
+    ["5.2", "Aço CA-50, 10 mm", "kg", "2.340,00"],
+    ["6.1", "Área de plantio", "ha", "2,5"],
+]
+_PLANILHA_NOTAS = [
+    "ANEXO II – QUANTITATIVOS DA OBRA",
+    "Potência instalada: 15 kW; consumo estimado: 2.100 kWh/mês.",
+    "Concreto fck 25 MPa; temperatura máxima 40 °C; extensão total 3,2 km.",
+]
+_CREDITO = [
+    "DECRETO Nº 2.031, DE 14 DE JULHO DE 2017",
+    "Abre crédito adicional suplementar no valor de R$ 1.250.000,00.",
+    "Art. 1º Fica aberto crédito adicional suplementar de R$ 1.250.000,00, nos termos do "
+    "art. 7º, inciso I, da Lei nº 2.702/2016 (LOA), e do art. 43, § 1º, inciso III, da Lei "
+    "nº 4.320/1964, às dotações:",
+    "02.10 – SEMED / 02.10.01 – FUNDEB 70% / 12.361.0021.2.041 / 3.1.90.11.00 / Fonte 0119 / "
+    "Ficha 0234: R$ 800.000,00;",
+    "02.10 – SEMED / 02.10.02 – MDE / 12.361.0021.2.045 / 3.3.90.39.00 / Fonte 0101 / "
+    "Ficha 0251: R$ 250.000,00;",
+    "02.14 – SEINFRA / 02.14.01 / 15.451.0032.1.018 / 4.4.90.51.00 / Fonte 0100 / "
+    "Ficha 0412: R$ 200.000,00.",
+    "Art. 2º Os recursos decorrem da anulação das dotações 02.08.01 / 04.122.0001.2.002 / "
+    "3.3.90.30.00 / Fonte 0100 / Ficha 0118, e 02.03.01 / 04.123.0002.2.011 / 3.3.90.36.00 / "
+    "Fonte 0100 / Ficha 0067, art. 43, § 1º, III, da Lei nº 4.320/1964, e art. 39-B da "
+    "LC nº 101/2000 (LRF).",
+    "Art. 3º A SEFAZ e a CGM registrarão as alterações no SIAFIC e no SIGEF até D+2.",
+    "Art. 4º Este Decreto entra em vigor na data de sua publicação.",
+    "Juazeiro/BA, CEP 48.903-000, 14 de julho de 2017. CNPJ 13.915.632/0001-14.",
+]
+
+
+def table_pdf(title: str, rows: Sequence[Sequence[str]], columns: Sequence[float],
+              notes: Sequence[str] = (), size: float = 9.0) -> bytes:
+    """A born-digital table as a spreadsheet exports it: title, ruled cells, notes below.
+
+    columns are the left edges of the cells, in points; the last cell runs to the margin.
+    """
+    buffer = io.BytesIO()
+    c = _canvas(buffer, title)
+    regular, bold = _fonts()
+    width, height = A4
+    y = height - _MARGIN
+    c.setFont(bold, size + 2)
+    c.drawCentredString(width / 2, y, title)
+    y -= 2 * _LEADING
+    edges = [*columns, width - _MARGIN]
+    step = size * 1.9
+    for index, cells in enumerate(rows):
+        c.setFont(bold if index == 0 else regular, size)
+        c.line(edges[0], y, edges[-1], y)
+        for x, cell in zip(edges, cells, strict=False):
+            c.line(x, y, x, y - step)
+            c.drawString(x + 3, y - step + 4, cell)
+        c.line(edges[-1], y, edges[-1], y - step)
+        y -= step
+    c.line(edges[0], y, edges[-1], y)
+    y -= _LEADING
+    c.setFont(regular, size)
+    for note in notes:
+        y -= _LEADING
+        c.drawString(_MARGIN, y, note)
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
+def tariff_table_pdf() -> bytes:
+    """An anexo with a water tariff table in R$/m³: figures, units and a few words."""
+    return table_pdf("ANEXO ÚNICO – TABELA DE TARIFAS DE ÁGUA E ESGOTO", _TARIFAS_AGUA,
+                     (_MARGIN, 190, 300, 400), _TARIFAS_NOTAS)
+
+
+def names_decree_pdf() -> bytes:
+    """A decree that names council members: a page of first names and surnames."""
+    return born_digital_pdf("DECRETO Nº 1.245, DE 3 DE MARÇO DE 2015", _CONSELHO)
+
+
+def quantities_annex_pdf() -> bytes:
+    """A works budget anexo: items, units (m³, m², kVA, kWh, °C, ha) and quantities."""
+    return table_pdf(_PLANILHA_NOTAS[0], _PLANILHA, (_MARGIN, 110, 390, 440),
+                     _PLANILHA_NOTAS[1:])
+
+
+def codes_decree_pdf() -> bytes:
+    """A budget decree: dotation codes, acronyms, CNPJ, CEP and article references."""
+    return born_digital_pdf(_CREDITO[0], _CREDITO[1:])
+
+
+def _junk_words(rng: random.Random, count: int, capitalize: bool = False) -> list[str]:
+    letters = "bcdfghjklmnpqrstvwxzaeiou"
+    words = ["".join(rng.choice(letters) for _ in range(rng.randint(2, 7))) for _ in range(count)]
+    return [w.capitalize() for w in words] if capitalize else words
+
+
+def _damaged_layer(lines: Sequence[str], share: float, seed: int) -> list[str]:
+    """An earlier OCR's layer with a share of its words misread into junk."""
+    rng = random.Random(seed)
+    out = []
+    for line in lines:
+        words = [_junk_words(rng, 1)[0] if rng.random() < share else w for w in line.split()]
+        out.append(" ".join(words))
+    return out
+
+
 @dataclass(frozen=True)
 class LabelledPdf:
     """A PDF and, for each of its pages, whether only OCR can read it (the truth for the bench)."""
 
     name: str
-    kind: str  # clean, scanned, ocr-layer, garbage-layer, no-cmap, mixed, near-empty, outlines
+    # clean, figures, names, scanned, ocr-layer, garbage-layer, no-cmap, mixed, near-empty,
+    # outlines
+    kind: str
     data: bytes
     needs_ocr: tuple[bool, ...]
 
@@ -756,6 +916,20 @@ def needs_ocr_cases() -> list[LabelledPdf]:
                     near_empty(True, "PREFEITURA MUNICIPAL DE JUAZEIRO"), (False,)),
         LabelledPdf("blank page", "near-empty", text_pdf([[]]), (False,)),
         LabelledPdf("text as outlines", "outlines", outlined_text_pdf(decree[:6]), (True,)),
+        LabelledPdf("tariff table in R$/m³", "figures", tariff_table_pdf(), (False,)),
+        LabelledPdf("quantities annex with units", "figures", quantities_annex_pdf(),
+                    (False,)),
+        LabelledPdf("decree full of budget codes", "figures", codes_decree_pdf(), (False,)),
+        LabelledPdf("decree naming council members", "names", names_decree_pdf(), (False,)),
+        LabelledPdf("portaria naming servers", "names",
+                    born_digital_pdf("PORTARIA Nº 033, DE 2 DE MARÇO DE 2015", _PORTARIA),
+                    (False,)),
+        LabelledPdf("scan with a capitalized garbage layer", "garbage-layer",
+                    scanned_pdf_with_layer(decree, [" ".join(_junk_words(rng, 10, True))
+                                                    for _ in range(30)]), (True,)),
+        LabelledPdf("scan with an OCR layer 30 % misread", "garbage-layer",
+                    scanned_pdf_with_layer(decree, _damaged_layer(_wrapped(decree), 0.3, 11)),
+                    (True,)),
     ]
 
 

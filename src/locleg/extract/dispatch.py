@@ -13,6 +13,7 @@ from . import sniff
 from .archive import ArchiveError, extract_zip
 from .html import extract_html, extract_xml
 from .image import IMAGE_ERRORS, extract_image
+from .lexicon import DictionaryUnavailable
 from .limits import DEFAULT_LIMITS, Limits, human_bytes
 from .ocr import OcrFailed, OcrUnavailable
 from .office import extract_doc, extract_docx, extract_odt, extract_rtf
@@ -107,6 +108,8 @@ def _dispatch(data: bytes, declared: str | None, charset: str | None, ocr: str,
             )
     except OcrUnavailable as e:
         return failed(f"OCR unavailable: {e}")
+    except DictionaryUnavailable as e:
+        return failed(f"word check unavailable: {e}")
     except OcrFailed as e:
         return failed(f"OCR failed: {e}")
     except _INPUT_ERRORS as e:

@@ -35,7 +35,7 @@ BACKEND_VERSION = f"{PYPDFIUM_INFO} (pdfium {PDFIUM_INFO.build})"
 MIN_CHARS = 100  # fewer non-blank characters: judge the page by what is drawn on it
 MIN_IMAGE_COVER = 0.30  # share of the page under images: a scan
 MANY_PATHS = 500  # vector paths on a near-empty page: text drawn as outlines
-MIN_DICT_RATIO = 0.80  # below: a garbage OCR layer or a font without a character map
+MIN_WORD_SHARE = 0.80  # below: a garbage OCR layer or a font without a character map
 MAX_GARBAGE = 0.01  # above: control chars, U+FFFD, (cid:N)
 
 # OCR resolution: a scan at its own resolution (upscaling a 150-dpi scan to 300 raised the
@@ -68,17 +68,17 @@ class Drawing:
 
 def needs_ocr(
     chars: int,
-    dict_ratio: float | None,
+    word_share: float | None,
     garbage_ratio: float,
     drawing: Drawing | None = None,
 ) -> bool:
     """True when a page's text layer is missing or unusable, so only OCR can read it."""
-    return ocr_reason(chars, dict_ratio, garbage_ratio, drawing) is not None
+    return ocr_reason(chars, word_share, garbage_ratio, drawing) is not None
 
 
 def ocr_reason(
     chars: int,
-    dict_ratio: float | None,
+    word_share: float | None,
     garbage_ratio: float,
     drawing: Drawing | None = None,
 ) -> str | None:
@@ -86,8 +86,8 @@ def ocr_reason(
     if chars >= MIN_CHARS:
         if garbage_ratio > MAX_GARBAGE:
             return f"text layer unusable: {garbage_ratio:.0%} garbage characters"
-        if dict_ratio is not None and dict_ratio < MIN_DICT_RATIO:
-            return f"text layer unusable: {dict_ratio:.0%} dictionary words"
+        if word_share is not None and word_share < MIN_WORD_SHARE:
+            return f"text layer unusable: {word_share:.0%} known words"
         return None
     if drawing is None:
         return None
@@ -198,7 +198,7 @@ def _read_page(pdf: pdfium.PdfDocument, index: int, mode: str, limits: Limits) -
                              "OCR of every page requested", limits)
         raw, text, quality = _text_layer(page)
         drawing = measure_drawing(page) if quality.chars < MIN_CHARS else None
-        reason = ocr_reason(quality.chars, quality.dict_ratio, quality.garbage_ratio, drawing)
+        reason = ocr_reason(quality.chars, quality.word_share, quality.garbage_ratio, drawing)
         if reason is None:
             return PageText(index + 1, text, "text", quality.confidence, len(text), BACKEND)
         if mode == "never":
