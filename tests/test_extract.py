@@ -18,6 +18,7 @@ from locleg.extract import ExtractionResult, PageText, extract, sniff_media_type
 from locleg.extract.lexicon import assess, legitimate_share
 from locleg.extract.normalize import normalize_text
 from locleg.extract.pdf import Drawing, needs_ocr
+from locleg.extract.sniff import OCTET, checked_media_type
 from locleg.samples import (
     born_digital_pdf,
     codes_decree_pdf,
@@ -135,6 +136,37 @@ HTML_ERROR = (
 )
 def test_sniff_media_type(data: bytes, expected: str) -> None:
     assert sniff_media_type(data) == expected
+
+
+@pytest.mark.parametrize(
+    "claimed",
+    ["text/html,", "text/html", "application/vnd.oasis.opendocument.text\r\nX-Evil: 1",
+     "application/" + "x" * 500, "application/vnd.oasis.opendocument.text; charset=x",
+     "image/svg+xml"],
+    ids=["comma", "html", "crlf", "500-chars", "parameter", "svg"],
+)
+def test_a_zip_mimetype_member_never_leaks_into_the_record(claimed: str) -> None:
+    # A ZIP's own word is believed only for the ZIP packages that use it (ODF, EPUB).
+    data = _zip({"mimetype": claimed, "lei.txt": "Art. 1º"})
+    assert sniff_media_type(data) == "application/zip"
+
+
+def test_zip_mimetype_of_a_package_is_lower_cased() -> None:
+    data = _zip({"mimetype": "Application/VND.Oasis.OpenDocument.Text", "content.xml": "<x/>"})
+    assert sniff_media_type(data) == "application/vnd.oasis.opendocument.text"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("application/pdf", "application/pdf"), (" Text/HTML ", "text/html"),
+     ("application/CDFV2", "application/cdfv2"), ("text/html; charset=utf-8", OCTET),
+     ("text/html,", OCTET), ("text/html\r\n", "text/html"), ("text/ html", OCTET),
+     ("text/x-" + "a" * 130, OCTET), ("application/x-dosexec", OCTET), ("text", OCTET),
+     ("", OCTET), ("text/plain\x00", OCTET)],
+)
+def test_recorded_media_types_are_strict_known_and_lower_case(value: str, expected: str
+                                                              ) -> None:
+    assert checked_media_type(value) == expected
 
 
 # --- normalization ----------------------------------------------------------------------------

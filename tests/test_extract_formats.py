@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import io
 import random
+import tracemalloc
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from locleg.extract import Limits, extract
+from locleg.extract import Limits, extract, sniff_media_type
 from locleg.samples import (
     born_digital_pdf,
     docx_document,
@@ -21,6 +22,7 @@ from locleg.samples import (
     scanned_page,
     zip_archive,
     zip_bomb,
+    zip_with_entries,
 )
 
 DATA = Path(__file__).parent / "data"
@@ -147,6 +149,35 @@ def test_nested_archives_stop_at_the_depth_limit() -> None:
     twice = extract(zip_archive([("outer.zip", zip_archive([("inner.zip", inner)]))]))
     assert twice.status == "failed"
     assert twice.error.endswith("archives nested more than 2 deep")
+
+
+def test_zip_of_300000_entries_is_sniffed_and_refused_in_bounded_memory() -> None:
+    # Sniffing runs in the importer or harvester, outside a worker's memory limit: zipfile
+    # used ~1.1 GB on a directory of 2 million entries.
+    data = zip_with_entries(300_000)
+    tracemalloc.start()
+    try:
+        found = sniff_media_type(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found == "application/zip"
+    assert peak < 2 << 20  # bytes: the directory was never parsed
+    tracemalloc.start()
+    try:
+        result = extract(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (result.status, result.error) == (
+        "failed", "too many archive members (300,000 in a directory of 15 MB; limit 4,000)")
+    assert peak < 2 << 20
+
+
+def test_zip_directories_within_the_caps_are_read() -> None:
+    assert sniff_media_type(zip_with_entries(5000)) == "application/zip"
+    result = extract(zip_with_entries(3))  # the same member three times
+    assert (result.status, result.text) == ("extracted", "Lei\fLei\fLei")
 
 
 def test_empty_zip_is_empty() -> None:

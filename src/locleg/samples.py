@@ -440,6 +440,36 @@ def zip_bomb(expanded_mb: int = 64) -> bytes:
     return buffer.getvalue()
 
 
+def zip_with_entries(count: int) -> bytes:
+    """A ZIP whose directory lists count entries (ZIP64 past 65,535), all the same tiny file.
+
+    Built as raw records, so that a directory of hundreds of thousands of entries costs
+    ~60 bytes an entry here and nothing else: the archive a hostile portal could serve.
+    """
+    import struct
+    import zlib
+
+    name, content = b"lei.txt", b"Lei"
+    crc = zlib.crc32(content)
+    local = struct.pack("<4s5H3I2H", b"PK\x03\x04", 20, 0, 0, 0, 0x5021, crc, len(content),
+                        len(content), len(name), 0) + name + content
+    entry = struct.pack("<4s6H3I5H2I", b"PK\x01\x02", 20, 20, 0, 0, 0, 0x5021, crc,
+                        len(content), len(content), len(name), 0, 0, 0, 0, 0, 0) + name
+    directory = entry * count
+    start, size = len(local), len(directory)
+    end = b""
+    if count > 0xFFFF:
+        end64_at = start + size
+        end = (struct.pack("<4sQ2H2I4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, count, count, size,
+                           start)
+               + struct.pack("<4sIQI", b"PK\x06\x07", 0, end64_at, 1))
+        count16, size32, start32 = 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF
+    else:
+        count16, size32, start32 = count, size, start
+    end += struct.pack("<4s4H2IH", b"PK\x05\x06", 0, 0, count16, count16, size32, start32, 0)
+    return local + directory + end
+
+
 _PORTAL_MENU = ["Início", "A Assembleia", "Deputados", "Legislação", "Transparência",
                 "Notícias", "TV Assembleia", "Ouvidoria", "Contato"]
 _PORTAL_LINKS = ["Constituição Estadual", "Regimento Interno", "Leis Ordinárias",

@@ -24,9 +24,6 @@ from .result import ExtractionResult, failed
 # Errors that bad input can cause inside the backends; anything else is a bug and raises.
 _INPUT_ERRORS = (pdfium.PdfiumError, etree.LxmlError, UnicodeError, ValueError, RecursionError,
                  ArchiveError, zipfile.BadZipFile, zlib.error, *IMAGE_ERRORS)
-_IMAGES = ("image/png", "image/jpeg", "image/tiff", "image/gif", "image/bmp", "image/x-ms-bmp",
-           "image/webp", "image/x-portable-bitmap", "image/x-portable-greymap",
-           "image/x-portable-pixmap")
 _WORD_PROCESSORS = {
     sniff.DOCX: lambda data, limits: extract_docx(data, limits),
     sniff.ODT: lambda data, limits: extract_odt(data, limits),
@@ -97,7 +94,7 @@ def _dispatch(data: bytes, declared: str | None, charset: str | None, ocr: str,
             return extract_plain(data, charset)
         if found in _WORD_PROCESSORS:
             return _WORD_PROCESSORS[found](data, limits)
-        if found in _IMAGES:
+        if found in sniff.IMAGES:
             if ocr == "never":
                 return ExtractionResult("pending", detail=f"needs OCR: an image ({found})")
             return extract_image(data, found, limits)
