@@ -239,3 +239,40 @@ def test_pdf_of_2000_pages_is_read_page_by_page() -> None:
 def test_file_larger_than_the_limit_is_not_read() -> None:
     result = extract(b"Art. 1\n" * 1000, limits=Limits(file_bytes=1000))
     assert (result.status, result.error) == ("failed", "file too large (6.8 KB; limit 1000 bytes)")
+
+
+# --- page size --------------------------------------------------------------------------------
+
+
+def _long_law(articles: int) -> list[str]:
+    return [f"Art. {n}º Fica aprovado o item {n} do quadro de pessoal da Câmara Municipal, com "
+            f"lotação na Secretaria de Administração e vencimento do nível {n}." for n in
+            range(1, articles + 1)]
+
+
+@pytest.mark.parametrize("fmt", ["txt", "rtf"])
+def test_a_huge_single_page_is_split_into_pages_without_losing_text(fmt: str) -> None:
+    # One RTF held an 84-million-character page, stored and served whole.
+    lines = _long_law(5000)  # ~750,000 characters on one page
+    data = ("\n".join(lines).encode() if fmt == "txt" else rtf_document([lines]))
+    result = extract(data)
+    assert result.status == "extracted"
+    count = len(result.pages)
+    assert count == 4 and sum(p.chars for p in result.pages) > 3 * 200_000
+    assert all(len(p.text) <= 200_000 and p.chars == len(p.text) for p in result.pages)
+    assert [p.number for p in result.pages] == [1, 2, 3, 4]
+    assert [p.detail for p in result.pages] == [f"part {n} of 4 of page 1" for n in range(1, 5)]
+    assert result.detail.endswith("1 page of more than 200,000 characters split (page 1), "
+                                  "now 4 pages")
+    # Pages are cut between lines: every line is on one page, whole.
+    assert [line for p in result.pages for line in p.text.split("\n")] == lines
+    assert all(p.confidence == 1.0 for p in result.pages)
+
+
+def test_page_size_limit_splits_pdf_pages_too() -> None:
+    data = born_digital_pdf("LEI", LAW * 3)
+    result = extract(data, limits=Limits(page_chars=100))
+    assert len(result.pages) > 2 and all(len(p.text) <= 100 for p in result.pages)
+    whole = extract(data).text
+    assert "".join(p.text for p in result.pages).replace(" ", "").replace("\n", "") == (
+        whole.replace(" ", "").replace("\n", ""))

@@ -19,7 +19,7 @@ from .ocr import OcrFailed, OcrUnavailable
 from .office import extract_doc, extract_docx, extract_odt, extract_rtf
 from .pdf import OCR_MODES, extract_pdf
 from .plain import extract_plain
-from .result import ExtractionResult, failed
+from .result import ExtractionResult, cap_pages, failed
 
 # Errors that bad input can cause inside the backends; anything else is a bug and raises.
 _INPUT_ERRORS = (pdfium.PdfiumError, etree.LxmlError, UnicodeError, ValueError, RecursionError,
@@ -66,6 +66,7 @@ def extract(
     start = time.perf_counter()
     declared, charset = _parse_declared(media_type)
     result = _dispatch(bytes(data), declared, charset, ocr, limits, 0)  # pdfium wants bytes
+    cap_pages(result, limits.page_chars)
     result.duration_s = time.perf_counter() - start
     return result
 

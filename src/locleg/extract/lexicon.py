@@ -130,48 +130,47 @@ def _kind(token: str) -> int:
     return _UNKNOWN
 
 
-def _tokens(text: str) -> list[str]:
-    """Tokens in order; a number is written as '0' (its digits say nothing)."""
-    return [m["word"] or "0" for m in _TOKEN.finditer(text)]
-
-
 def legitimate_share(text: str) -> tuple[float | None, int]:
     """Share of counted tokens that are legitimate, and how many tokens counted.
 
     Legitimate: dictionary words, numbers, units, codes in capitals, and capitalized unknown
     words in name position (beside a legitimate token, in a run of at most six capitalized
     words: "Ubiratan Cavalcanti Bezerril – Presidente"). A page of capitalized junk makes
-    long runs or has no legitimate neighbour, so it stays junk.
+    long runs or has no legitimate neighbour, so it stays junk. One pass, in constant memory
+    whatever the text's length.
     """
-    tokens = _tokens(text)
-    kinds = [_KNOWN if t == "0" else _kind(t) for t in tokens]
-    counts = Counter(kinds)
-    total = counts[_KNOWN] + counts[_UNKNOWN] + counts[_NAME]
+    known = unknown = 0
+    run = 0  # name candidates in a row
+    anchored = False  # the token before the run is legitimate
+    previous = _NEUTRAL
+    for m in _TOKEN.finditer(text):
+        word = m["word"]
+        kind = _KNOWN if word is None else _kind(word)  # None: a number
+        if kind == _NAME:
+            if not run:
+                anchored = previous == _KNOWN
+            run += 1
+        else:
+            if run:
+                if (anchored or kind == _KNOWN) and run <= _NAME_RUN_MAX:
+                    known += run
+                else:
+                    unknown += run
+                run = 0
+            if kind == _KNOWN:
+                known += 1
+            elif kind == _UNKNOWN:
+                unknown += 1
+        previous = kind
+    if run:
+        if anchored and run <= _NAME_RUN_MAX:
+            known += run
+        else:
+            unknown += run
+    total = known + unknown
     if not total:
         return None, 0
-    known = counts[_KNOWN]
-    if counts[_NAME]:
-        known += _names_in_position(kinds)
     return known / total, total
-
-
-def _names_in_position(kinds: list[int]) -> int:
-    """How many name candidates stand in name position."""
-    names = 0
-    n = len(kinds)
-    i = 0
-    while i < n:
-        if kinds[i] != _NAME:
-            i += 1
-            continue
-        start = i
-        while i < n and kinds[i] == _NAME:
-            i += 1
-        run = i - start
-        anchored = (start > 0 and kinds[start - 1] == _KNOWN) or (i < n and kinds[i] == _KNOWN)
-        if anchored and run <= _NAME_RUN_MAX:
-            names += run
-    return names
 
 
 def garbage_ratio(raw: str) -> float:
