@@ -136,7 +136,7 @@ def test_zip_members_become_pages_of_one_document() -> None:
     assert (result.status, result.method, result.backend) == ("extracted", "zip", "zipfile")
     assert [(p.number, p.method) for p in result.pages] == [(1, "text"), (2, "ocr")]
     assert result.pages[0].detail == "lei.pdf, page 1"
-    assert result.pages[1].detail == "anexos/anexo.png, page 1"
+    assert result.pages[1].detail == "anexos/anexo.png, page 1: scan of 120 dpi read at 300"
     assert "moto-táxi" in result.pages[0].text and "ANEXO ÚNICO" in result.pages[1].text
     assert result.detail == ("3 members: lei.pdf: text, 1 page; anexos/anexo.png: ocr, 1 page; "
                              "leia-me.bin: failed: unknown format (application/octet-stream)")

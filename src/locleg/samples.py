@@ -17,7 +17,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from PIL import Image, ImageDraw, ImageFilter, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.utils import ImageReader, simpleSplit
 from reportlab.pdfbase import pdfmetrics
@@ -115,8 +115,8 @@ def text_pdf(lines_per_page: Sequence[Sequence[str]], title: str = "") -> bytes:
 
 
 @cache
-def _scan_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    path = _FONT_DIR / "DejaVuSerif.ttf"
+def _scan_font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    path = _FONT_DIR / ("DejaVuSerif-Bold.ttf" if bold else "DejaVuSerif.ttf")
     if path.exists():
         return ImageFont.truetype(str(path), size)
     return ImageFont.load_default(size)
@@ -194,6 +194,163 @@ def mixed_pdf(title: str, paragraphs: Sequence[str], scanned_pages: Sequence[Seq
     start = len(pages)
     pages += [scanned_page(lines, dpi, seed=start + i) for i, lines in enumerate(scanned_pages)]
     return _pdf(title, pages, first_title=title)
+
+
+# A law as a municipal scanner delivers it (seen on a real SAPL): 200 dpi grayscale JPEG, print
+# faded and dotted where the toner ran low, a table, a protocol stamp across the text.
+MUNICIPAL_HEADING = "LEI MUNICIPAL Nº 1.167, DE 02 DE ABRIL DE 2014"
+_MUNICIPAL_BODY = [
+    "Dispõe sobre a criação de cargos de provimento efetivo no quadro da Secretaria "
+    "Municipal de Saúde e dá outras providências.",
+    "O PREFEITO MUNICIPAL DE JUAZEIRO, Estado da Bahia, faço saber que a Câmara Municipal "
+    "aprovou e eu sanciono a seguinte Lei:",
+    "Art. 1º Ficam criados, no quadro de pessoal da Secretaria Municipal de Saúde, os cargos "
+    "de provimento efetivo constantes da tabela abaixo, com as vagas e o vencimento nela "
+    "fixados:",
+]
+_MUNICIPAL_TABLE = [
+    ["Cargo", "Vagas", "Carga horária", "Vencimento (R$)"],
+    ["Agente Comunitário de Saúde", "40", "40 h", "1.014,00"],
+    ["Técnico de Enfermagem", "12", "40 h", "1.350,00"],
+    ["Enfermeiro", "8", "30 h", "2.800,00"],
+    ["Farmacêutico", "2", "30 h", "2.800,00"],
+    ["Odontólogo", "4", "20 h", "3.200,00"],
+]
+_MUNICIPAL_END = [
+    "Art. 2º O provimento dos cargos dependerá de aprovação prévia em concurso público de "
+    "provas ou de provas e títulos, na forma da Lei Orgânica do Município.",
+    "Art. 3º As despesas decorrentes desta Lei correrão por conta das dotações próprias do "
+    "Fundo Municipal de Saúde, suplementadas se necessário.",
+    "Art. 4º Esta Lei entra em vigor na data de sua publicação, revogadas as disposições em "
+    "contrário.",
+    "Gabinete do Prefeito Municipal de Juazeiro, 02 de abril de 2014.",
+]
+_TABLE_COLUMNS = (0.0, 0.42, 0.52, 0.72)  # left edges of the cells, share of the text width
+
+
+@dataclass(frozen=True)
+class MunicipalScan:
+    """A scanned page and what was printed on it, line by line (the truth of OCR)."""
+
+    image: Image.Image
+    lines: list[str]  # as printed, table rows as their cells apart by spaces
+    damaged: list[str]  # the printed lines a damaged page lost (blotted or faded away)
+
+
+def municipal_scan(dpi: int = 200, seed: int = 0, ink: int = 70, dropout: float = 0.12,
+                   blur: float = 0.6, stamp: bool = True, damage: bool = False
+                   ) -> MunicipalScan:
+    """One page of a law as real municipal scans look: see the comment above.
+
+    ink is the gray of the print (0 black; 70-110 is faded); dropout the share of its dots
+    lost (dotted print); blur the scanner's softness in pixels at 200 dpi. damage blots out
+    Art. 2 and fades two table rows away, as on a page whose OCR lost them.
+    """
+    rng = random.Random(seed)
+    width, height = round(8.27 * dpi), round(11.69 * dpi)
+    scale = dpi / 72
+    text_mask = Image.new("L", (width, height), 0)  # where the print is, 255
+    faint_mask = Image.new("L", (width, height), 0)  # print faded nearly away
+    draw = ImageDraw.Draw(text_mask)
+    faint = ImageDraw.Draw(faint_mask)
+    font = _scan_font(round(_SIZE * scale))
+    bold = _scan_font(round((_SIZE + 1) * scale), bold=True)
+    margin = round(_MARGIN * scale)
+    step = round(_LEADING * scale)
+    text_width = width - 2 * margin
+    lines: list[str] = []
+    lost: list[str] = []
+    y = margin
+    draw.text(((width - bold.getlength(MUNICIPAL_HEADING)) / 2, y), MUNICIPAL_HEADING,
+              font=bold, fill=255)
+    lines.append(MUNICIPAL_HEADING)
+    y += 2 * step
+    for index, paragraph in enumerate(_MUNICIPAL_BODY):
+        indent = text_width // 2 if index == 0 else 0  # the ementa stands to the right
+        for line in _wrap([paragraph], font, text_width - indent):
+            draw.text((margin + indent, y), line, font=font, fill=255)
+            lines.append(line)
+            y += step
+        y += step // 2
+    rules = []
+    for row_number, row in enumerate(_MUNICIPAL_TABLE):
+        gone = damage and row_number in (2, 3)
+        target = faint if gone else draw
+        rules.append(y - step // 5)
+        for share, cell in zip(_TABLE_COLUMNS, row, strict=True):
+            target.text((margin + share * text_width + step // 4, y), cell, font=font, fill=255)
+        (lost if gone else lines).append(" ".join(row))
+        y += round(step * 1.3)
+    rules.append(y - step // 5)
+    for rule in rules:
+        draw.line((margin, rule, width - margin, rule), fill=255, width=max(1, dpi // 100))
+    for share in (*_TABLE_COLUMNS, 1.0):
+        x = margin + share * text_width
+        draw.line((x, rules[0], x, rules[-1]), fill=255, width=max(1, dpi // 100))
+    y += step // 2
+    blot = None
+    for index, paragraph in enumerate(_MUNICIPAL_END):
+        top = y
+        for line in _wrap([paragraph], font, text_width):
+            draw.text((margin, y), line, font=font, fill=255)
+            (lost if damage and index == 0 else lines).append(line)
+            y += step
+        if damage and index == 0:
+            blot = (margin - step // 2, top - step // 3, width - margin + step // 2, y)
+        y += step // 2
+    # Dotted print: a share of the dots never reached the paper.
+    dots = Image.frombytes("L", (width, height), rng.randbytes(width * height))
+    keep = dots.point(lambda v: 0 if v < 256 * dropout else 255)
+    text_mask = ImageChops.multiply(text_mask, keep)
+    faint_mask = ImageChops.multiply(faint_mask, dots.point(lambda v: 0 if v < 150 else 255))
+    page = Image.new("L", (width, height), 238)  # recycled paper is never white
+    page.paste(ink, mask=text_mask)
+    page.paste(205, mask=faint_mask)
+    if blot:
+        # A stain over the article: dark, uneven, the print under it barely apparent.
+        stain = Image.new("L", (width, height), 0)
+        ImageDraw.Draw(stain).rounded_rectangle(blot, radius=step, fill=255)
+        stain = stain.filter(ImageFilter.GaussianBlur(step // 2))
+        page.paste(125, mask=stain.point(lambda v: min(255, v * 2) * 0.85))
+    if stamp:
+        page = ImageChops.darker(page, _protocol_stamp(dpi, width, height, y))
+    # Paper grain and the scanner's optics, then the JPEG the scanner wrote.
+    grain = dots.point(lambda v: 244 + v % 12)
+    page = ImageChops.darker(page, grain).filter(ImageFilter.GaussianBlur(blur * dpi / 200))
+    return MunicipalScan(page, lines, lost)
+
+
+def _protocol_stamp(dpi: int, width: int, height: int, y: int) -> Image.Image:
+    """A rectangular PROTOCOLO stamp, turned 8°, in the lower right over the signature."""
+    scale = dpi / 72
+    stamp = Image.new("L", (round(180 * scale), round(70 * scale)), 255)
+    draw = ImageDraw.Draw(stamp)
+    draw.rectangle((2, 2, stamp.width - 3, stamp.height - 3), outline=120,
+                   width=max(2, dpi // 60))
+    big, small = _scan_font(round(16 * scale), bold=True), _scan_font(round(8 * scale))
+    for text, font, top in (("PROTOCOLO", big, 0.12), ("CÂMARA MUNICIPAL DE JUAZEIRO", small, 0.5),
+                            ("Recebido em 03/04/2014", small, 0.72)):
+        draw.text(((stamp.width - font.getlength(text)) / 2, stamp.height * top), text,
+                  font=font, fill=120)
+    stamp = stamp.rotate(8, expand=True, fillcolor=255, resample=Image.Resampling.BICUBIC)
+    layer = Image.new("L", (width, height), 255)
+    layer.paste(stamp, (width - stamp.width - round(50 * scale),
+                        min(height - stamp.height, y - stamp.height // 2)))
+    return layer
+
+
+def jpeg_pdf(images: Sequence[Image.Image], quality: int = 65) -> bytes:
+    """Pages stored as JPEG images in a PDF, as document scanners write them."""
+    buffer = io.BytesIO()
+    c = _canvas(buffer, "scan")
+    for image in images:
+        encoded = io.BytesIO()
+        image.save(encoded, "JPEG", quality=quality)
+        encoded.seek(0)
+        c.drawImage(ImageReader(encoded), 0, 0, *A4)  # reportlab keeps the JPEG as it is
+        c.showPage()
+    c.save()
+    return buffer.getvalue()
 
 
 def scanned_pdf_with_layer(lines: Sequence[str], layer: Sequence[str], dpi: int = 200,

@@ -1,8 +1,8 @@
 """PDF: the text layer with pypdfium2 page by page, the per-page OCR decision, OCR of the rest.
 
 Each page is read from its text layer when that layer is usable; otherwise the page is
-rendered (at the resolution of its scan, never upscaled) and OCRed. A born-digital law with a
-scanned annex OCRs only the annex pages (method 'mixed').
+rendered (at the resolution of its scan, then resampled to 300 dpi) and OCRed. A
+born-digital law with a scanned annex OCRs only the annex pages (method 'mixed').
 """
 
 from __future__ import annotations
@@ -38,11 +38,11 @@ MANY_PATHS = 500  # vector paths on a near-empty page: text drawn as outlines
 MIN_WORD_SHARE = 0.80  # below: a garbage OCR layer or a font without a character map
 MAX_GARBAGE = 0.01  # above: control chars, U+FFFD, (cid:N)
 
-# OCR resolution: a scan at its own resolution (upscaling a 150-dpi scan to 300 raised the
-# character error rate from 1.05 % to 4.97 %), capped where tesseract gains nothing more.
-MAX_OCR_DPI = 300
-MIN_OCR_DPI = 72
-VECTOR_OCR_DPI = 300  # a page with no image (outlines, a broken font) renders sharp at any dpi
+# Rendering for OCR: a scan at its own resolution (its pixels as they are), which
+# ocr.at_ocr_resolution then resamples to 300 dpi; past 300 tesseract gains nothing.
+MAX_RENDER_DPI = 300
+MIN_RENDER_DPI_SCAN = 72  # a thumbnail stretched over the page
+VECTOR_RENDER_DPI = 300  # a page with no image (outlines, a broken font) renders sharp at any dpi
 MIN_RENDER_DPI = 50  # a page so large that the pixel limit forces less is not OCRed
 
 OCR_MODES = ("auto", "always", "never")
@@ -149,11 +149,11 @@ def _overlap(bounds: tuple[float, float, float, float], box: tuple[float, ...]) 
     return w * h if w > 0 and h > 0 else 0.0
 
 
-def ocr_dpi(drawing: Drawing | None) -> int:
-    """The resolution to render a page at for OCR: its scan's own, capped, never upscaled."""
+def render_dpi(drawing: Drawing | None) -> int:
+    """The resolution to render a page at for OCR: its scan's own, capped at 300."""
     if drawing is None or drawing.image_dpi is None or drawing.image_cover < MIN_IMAGE_COVER:
-        return VECTOR_OCR_DPI
-    return round(min(MAX_OCR_DPI, max(MIN_OCR_DPI, drawing.image_dpi)))
+        return VECTOR_RENDER_DPI
+    return round(min(MAX_RENDER_DPI, max(MIN_RENDER_DPI_SCAN, drawing.image_dpi)))
 
 
 def _text_layer(page: pdfium.PdfPage) -> tuple[str, str, TextQuality]:
@@ -168,7 +168,7 @@ def _text_layer(page: pdfium.PdfPage) -> tuple[str, str, TextQuality]:
 
 def _ocr_page(page: pdfium.PdfPage, number: int, drawing: Drawing | None, reason: str,
               limits: Limits) -> PageText:
-    dpi = ocr_dpi(drawing)
+    dpi = render_dpi(drawing)
     width, height = page.get_size()
     # A huge page (a map, a poster) is rendered coarser rather than past the pixel limit.
     fitting = int(72 * math.sqrt(limits.pixels / max(1.0, width * height)))
@@ -180,14 +180,19 @@ def _ocr_page(page: pdfium.PdfPage, number: int, drawing: Drawing | None, reason
                             f"{height / 72:.0f} in)")
     bitmap = page.render(scale=dpi / 72, grayscale=True, may_draw_forms=True)
     try:
-        image = bitmap.to_pil()
-        found = ocr.recognize(image, dpi)
+        image, read_at = ocr.at_ocr_resolution(bitmap.to_pil(), dpi, limits.pixels)
+        found = ocr.recognize(image, read_at)
     finally:
         bitmap.close()
     text = normalize_text(found.text)
     chars = len(text)
+    notes = [reason]
+    if read_at != dpi:
+        notes.append(f"scan of {dpi} dpi read at {read_at}")
+    if ocr.coverage_note(found):
+        notes.append(ocr.coverage_note(found))
     return PageText(number, text, "ocr", found.confidence if chars else None, chars,
-                    ocr.BACKEND, dpi, reason)
+                    ocr.BACKEND, read_at, "; ".join(notes))
 
 
 def _read_page(pdf: pdfium.PdfDocument, index: int, mode: str, limits: Limits) -> PageText:
