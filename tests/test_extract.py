@@ -15,7 +15,7 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
 from locleg.extract import ExtractionResult, PageText, extract, sniff_media_type
-from locleg.extract.lexicon import assess, legitimate_share
+from locleg.extract.lexicon import assess, is_word, legitimate_share
 from locleg.extract.normalize import normalize_text
 from locleg.extract.pdf import Drawing, needs_ocr
 from locleg.extract.sniff import OCTET, checked_media_type
@@ -285,6 +285,7 @@ def test_words_numbers_units_codes_and_names_are_legitimate() -> None:
     junk = " ".join(["Xkrt Bwozq Plimv Trazk Quvbn Grelk Zunmp"] * 3)
     assert legitimate_share(junk)[0] < 0.2
     assert legitimate_share("cinqüenta Assembléia idéia")[0] == 1.0  # pre-1990 spelling
+    assert not is_word("x\ud800y")  # libenchant takes UTF-8 only: a lone surrogate is no word
 
 
 def test_scanned_page_without_ocr_is_pending() -> None:

@@ -2,9 +2,10 @@
 
 Words are checked against the pt_BR Hunspell dictionary (Debian's hunspell-pt-br, through
 pyenchant and libenchant): ~310,000 stems with every inflection, first names, surnames and
-places, looked up by affix rules in a few microseconds. Its full expansion would be 17 million
-forms, too many to hold as a set, so the engine itself is asked. A short shipped supplement
-adds the hyphenated compounds, abbreviations and units laws write and the dictionary lacks.
+places, looked up by affix rules in a few microseconds. Its full expansion is 83 million forms
+(17 million without the enclitic ones), too many to hold as a set, so the engine is asked.
+A short shipped supplement adds the hyphenated compounds, abbreviations and units laws write
+and the dictionary lacks.
 
 A token is legitimate when it is a dictionary word, a number, a unit, a code (CMTT, SEMED) or
 a proper name in name position; the share of legitimate tokens tells a real text layer from
@@ -102,6 +103,13 @@ def is_word(token: str) -> bool:
     """
     if in_supplement(token):
         return True
+    try:
+        return _hunspell_knows(token)
+    except UnicodeEncodeError:
+        return False  # a lone surrogate: libenchant takes UTF-8 only, and it is no word
+
+
+def _hunspell_knows(token: str) -> bool:
     check = _hunspell().check
     lower = token.lower()
     if check(token) or (lower != token and check(lower)):
