@@ -7,7 +7,7 @@ DEMO_PORT ?= 8000
 DEMO_SAPL_PORT ?= 8765
 # Debian packages the pipeline and the suite use; installed with apt-get when missing.
 SYSTEM_PACKAGES := tesseract-ocr tesseract-ocr-por poppler-utils postgresql postgresql-contrib \
-	libmagic1 fonts-dejavu-core antiword chromium
+	libmagic1 fonts-dejavu-core antiword chromium hunspell-pt-br libenchant-2-2
 
 .PHONY: install system-packages demo test bench lint clean
 

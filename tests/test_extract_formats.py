@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import io
 import random
+import tracemalloc
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from locleg.extract import Limits, extract
+from locleg.extract import Limits, extract, sniff_media_type
 from locleg.samples import (
     born_digital_pdf,
     docx_document,
@@ -21,6 +22,7 @@ from locleg.samples import (
     scanned_page,
     zip_archive,
     zip_bomb,
+    zip_with_entries,
 )
 
 DATA = Path(__file__).parent / "data"
@@ -134,7 +136,7 @@ def test_zip_members_become_pages_of_one_document() -> None:
     assert (result.status, result.method, result.backend) == ("extracted", "zip", "zipfile")
     assert [(p.number, p.method) for p in result.pages] == [(1, "text"), (2, "ocr")]
     assert result.pages[0].detail == "lei.pdf, page 1"
-    assert result.pages[1].detail == "anexos/anexo.png, page 1"
+    assert result.pages[1].detail == "anexos/anexo.png, page 1: scan of 120 dpi read at 300"
     assert "moto-táxi" in result.pages[0].text and "ANEXO ÚNICO" in result.pages[1].text
     assert result.detail == ("3 members: lei.pdf: text, 1 page; anexos/anexo.png: ocr, 1 page; "
                              "leia-me.bin: failed: unknown format (application/octet-stream)")
@@ -147,6 +149,35 @@ def test_nested_archives_stop_at_the_depth_limit() -> None:
     twice = extract(zip_archive([("outer.zip", zip_archive([("inner.zip", inner)]))]))
     assert twice.status == "failed"
     assert twice.error.endswith("archives nested more than 2 deep")
+
+
+def test_zip_of_300000_entries_is_sniffed_and_refused_in_bounded_memory() -> None:
+    # Sniffing runs in the importer or harvester, outside a worker's memory limit: zipfile
+    # used ~1.1 GB on a directory of 2 million entries.
+    data = zip_with_entries(300_000)
+    tracemalloc.start()
+    try:
+        found = sniff_media_type(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found == "application/zip"
+    assert peak < 2 << 20  # bytes: the directory was never parsed
+    tracemalloc.start()
+    try:
+        result = extract(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (result.status, result.error) == (
+        "failed", "too many archive members (300,000 in a directory of 15 MB; limit 4,000)")
+    assert peak < 2 << 20
+
+
+def test_zip_directories_within_the_caps_are_read() -> None:
+    assert sniff_media_type(zip_with_entries(5000)) == "application/zip"
+    result = extract(zip_with_entries(3))  # the same member three times
+    assert (result.status, result.text) == ("extracted", "Lei\fLei\fLei")
 
 
 def test_empty_zip_is_empty() -> None:
@@ -208,3 +239,40 @@ def test_pdf_of_2000_pages_is_read_page_by_page() -> None:
 def test_file_larger_than_the_limit_is_not_read() -> None:
     result = extract(b"Art. 1\n" * 1000, limits=Limits(file_bytes=1000))
     assert (result.status, result.error) == ("failed", "file too large (6.8 KB; limit 1000 bytes)")
+
+
+# --- page size --------------------------------------------------------------------------------
+
+
+def _long_law(articles: int) -> list[str]:
+    return [f"Art. {n}º Fica aprovado o item {n} do quadro de pessoal da Câmara Municipal, com "
+            f"lotação na Secretaria de Administração e vencimento do nível {n}." for n in
+            range(1, articles + 1)]
+
+
+@pytest.mark.parametrize("fmt", ["txt", "rtf"])
+def test_a_huge_single_page_is_split_into_pages_without_losing_text(fmt: str) -> None:
+    # One RTF held an 84-million-character page, stored and served whole.
+    lines = _long_law(5000)  # ~750,000 characters on one page
+    data = ("\n".join(lines).encode() if fmt == "txt" else rtf_document([lines]))
+    result = extract(data)
+    assert result.status == "extracted"
+    count = len(result.pages)
+    assert count == 4 and sum(p.chars for p in result.pages) > 3 * 200_000
+    assert all(len(p.text) <= 200_000 and p.chars == len(p.text) for p in result.pages)
+    assert [p.number for p in result.pages] == [1, 2, 3, 4]
+    assert [p.detail for p in result.pages] == [f"part {n} of 4 of page 1" for n in range(1, 5)]
+    assert result.detail.endswith("1 page of more than 200,000 characters split (page 1), "
+                                  "now 4 pages")
+    # Pages are cut between lines: every line is on one page, whole.
+    assert [line for p in result.pages for line in p.text.split("\n")] == lines
+    assert all(p.confidence == 1.0 for p in result.pages)
+
+
+def test_page_size_limit_splits_pdf_pages_too() -> None:
+    data = born_digital_pdf("LEI", LAW * 3)
+    result = extract(data, limits=Limits(page_chars=100))
+    assert len(result.pages) > 2 and all(len(p.text) <= 100 for p in result.pages)
+    whole = extract(data).text
+    assert "".join(p.text for p in result.pages).replace(" ", "").replace("\n", "") == (
+        whole.replace(" ", "").replace("\n", ""))

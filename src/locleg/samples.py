@@ -17,7 +17,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from PIL import Image, ImageDraw, ImageFilter, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.utils import ImageReader, simpleSplit
 from reportlab.pdfbase import pdfmetrics
@@ -115,8 +115,8 @@ def text_pdf(lines_per_page: Sequence[Sequence[str]], title: str = "") -> bytes:
 
 
 @cache
-def _scan_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    path = _FONT_DIR / "DejaVuSerif.ttf"
+def _scan_font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    path = _FONT_DIR / ("DejaVuSerif-Bold.ttf" if bold else "DejaVuSerif.ttf")
     if path.exists():
         return ImageFont.truetype(str(path), size)
     return ImageFont.load_default(size)
@@ -194,6 +194,163 @@ def mixed_pdf(title: str, paragraphs: Sequence[str], scanned_pages: Sequence[Seq
     start = len(pages)
     pages += [scanned_page(lines, dpi, seed=start + i) for i, lines in enumerate(scanned_pages)]
     return _pdf(title, pages, first_title=title)
+
+
+# A law as a municipal scanner delivers it (seen on a real SAPL): 200 dpi grayscale JPEG, print
+# faded and dotted where the toner ran low, a table, a protocol stamp across the text.
+MUNICIPAL_HEADING = "LEI MUNICIPAL Nº 1.167, DE 02 DE ABRIL DE 2014"
+_MUNICIPAL_BODY = [
+    "Dispõe sobre a criação de cargos de provimento efetivo no quadro da Secretaria "
+    "Municipal de Saúde e dá outras providências.",
+    "O PREFEITO MUNICIPAL DE JUAZEIRO, Estado da Bahia, faço saber que a Câmara Municipal "
+    "aprovou e eu sanciono a seguinte Lei:",
+    "Art. 1º Ficam criados, no quadro de pessoal da Secretaria Municipal de Saúde, os cargos "
+    "de provimento efetivo constantes da tabela abaixo, com as vagas e o vencimento nela "
+    "fixados:",
+]
+_MUNICIPAL_TABLE = [
+    ["Cargo", "Vagas", "Carga horária", "Vencimento (R$)"],
+    ["Agente Comunitário de Saúde", "40", "40 h", "1.014,00"],
+    ["Técnico de Enfermagem", "12", "40 h", "1.350,00"],
+    ["Enfermeiro", "8", "30 h", "2.800,00"],
+    ["Farmacêutico", "2", "30 h", "2.800,00"],
+    ["Odontólogo", "4", "20 h", "3.200,00"],
+]
+_MUNICIPAL_END = [
+    "Art. 2º O provimento dos cargos dependerá de aprovação prévia em concurso público de "
+    "provas ou de provas e títulos, na forma da Lei Orgânica do Município.",
+    "Art. 3º As despesas decorrentes desta Lei correrão por conta das dotações próprias do "
+    "Fundo Municipal de Saúde, suplementadas se necessário.",
+    "Art. 4º Esta Lei entra em vigor na data de sua publicação, revogadas as disposições em "
+    "contrário.",
+    "Gabinete do Prefeito Municipal de Juazeiro, 02 de abril de 2014.",
+]
+_TABLE_COLUMNS = (0.0, 0.42, 0.52, 0.72)  # left edges of the cells, share of the text width
+
+
+@dataclass(frozen=True)
+class MunicipalScan:
+    """A scanned page and what was printed on it, line by line (the truth of OCR)."""
+
+    image: Image.Image
+    lines: list[str]  # as printed, table rows as their cells apart by spaces
+    damaged: list[str]  # the printed lines a damaged page lost (blotted or faded away)
+
+
+def municipal_scan(dpi: int = 200, seed: int = 0, ink: int = 70, dropout: float = 0.12,
+                   blur: float = 0.6, stamp: bool = True, damage: bool = False
+                   ) -> MunicipalScan:
+    """One page of a law as real municipal scans look: see the comment above.
+
+    ink is the gray of the print (0 black; 70-110 is faded); dropout the share of its dots
+    lost (dotted print); blur the scanner's softness in pixels at 200 dpi. damage blots out
+    Art. 2 and fades two table rows away, as on a page whose OCR lost them.
+    """
+    rng = random.Random(seed)
+    width, height = round(8.27 * dpi), round(11.69 * dpi)
+    scale = dpi / 72
+    text_mask = Image.new("L", (width, height), 0)  # where the print is, 255
+    faint_mask = Image.new("L", (width, height), 0)  # print faded nearly away
+    draw = ImageDraw.Draw(text_mask)
+    faint = ImageDraw.Draw(faint_mask)
+    font = _scan_font(round(_SIZE * scale))
+    bold = _scan_font(round((_SIZE + 1) * scale), bold=True)
+    margin = round(_MARGIN * scale)
+    step = round(_LEADING * scale)
+    text_width = width - 2 * margin
+    lines: list[str] = []
+    lost: list[str] = []
+    y = margin
+    draw.text(((width - bold.getlength(MUNICIPAL_HEADING)) / 2, y), MUNICIPAL_HEADING,
+              font=bold, fill=255)
+    lines.append(MUNICIPAL_HEADING)
+    y += 2 * step
+    for index, paragraph in enumerate(_MUNICIPAL_BODY):
+        indent = text_width // 2 if index == 0 else 0  # the ementa stands to the right
+        for line in _wrap([paragraph], font, text_width - indent):
+            draw.text((margin + indent, y), line, font=font, fill=255)
+            lines.append(line)
+            y += step
+        y += step // 2
+    rules = []
+    for row_number, row in enumerate(_MUNICIPAL_TABLE):
+        gone = damage and row_number in (2, 3)
+        target = faint if gone else draw
+        rules.append(y - step // 5)
+        for share, cell in zip(_TABLE_COLUMNS, row, strict=True):
+            target.text((margin + share * text_width + step // 4, y), cell, font=font, fill=255)
+        (lost if gone else lines).append(" ".join(row))
+        y += round(step * 1.3)
+    rules.append(y - step // 5)
+    for rule in rules:
+        draw.line((margin, rule, width - margin, rule), fill=255, width=max(1, dpi // 100))
+    for share in (*_TABLE_COLUMNS, 1.0):
+        x = margin + share * text_width
+        draw.line((x, rules[0], x, rules[-1]), fill=255, width=max(1, dpi // 100))
+    y += step // 2
+    blot = None
+    for index, paragraph in enumerate(_MUNICIPAL_END):
+        top = y
+        for line in _wrap([paragraph], font, text_width):
+            draw.text((margin, y), line, font=font, fill=255)
+            (lost if damage and index == 0 else lines).append(line)
+            y += step
+        if damage and index == 0:
+            blot = (margin - step // 2, top - step // 3, width - margin + step // 2, y)
+        y += step // 2
+    # Dotted print: a share of the dots never reached the paper.
+    dots = Image.frombytes("L", (width, height), rng.randbytes(width * height))
+    keep = dots.point(lambda v: 0 if v < 256 * dropout else 255)
+    text_mask = ImageChops.multiply(text_mask, keep)
+    faint_mask = ImageChops.multiply(faint_mask, dots.point(lambda v: 0 if v < 150 else 255))
+    page = Image.new("L", (width, height), 238)  # recycled paper is never white
+    page.paste(ink, mask=text_mask)
+    page.paste(205, mask=faint_mask)
+    if blot:
+        # A stain over the article: dark, uneven, the print under it barely apparent.
+        stain = Image.new("L", (width, height), 0)
+        ImageDraw.Draw(stain).rounded_rectangle(blot, radius=step, fill=255)
+        stain = stain.filter(ImageFilter.GaussianBlur(step // 2))
+        page.paste(125, mask=stain.point(lambda v: min(255, v * 2) * 0.85))
+    if stamp:
+        page = ImageChops.darker(page, _protocol_stamp(dpi, width, height, y))
+    # Paper grain and the scanner's optics, then the JPEG the scanner wrote.
+    grain = dots.point(lambda v: 244 + v % 12)
+    page = ImageChops.darker(page, grain).filter(ImageFilter.GaussianBlur(blur * dpi / 200))
+    return MunicipalScan(page, lines, lost)
+
+
+def _protocol_stamp(dpi: int, width: int, height: int, y: int) -> Image.Image:
+    """A rectangular PROTOCOLO stamp, turned 8°, in the lower right over the signature."""
+    scale = dpi / 72
+    stamp = Image.new("L", (round(180 * scale), round(70 * scale)), 255)
+    draw = ImageDraw.Draw(stamp)
+    draw.rectangle((2, 2, stamp.width - 3, stamp.height - 3), outline=120,
+                   width=max(2, dpi // 60))
+    big, small = _scan_font(round(16 * scale), bold=True), _scan_font(round(8 * scale))
+    for text, font, top in (("PROTOCOLO", big, 0.12), ("CÂMARA MUNICIPAL DE JUAZEIRO", small, 0.5),
+                            ("Recebido em 03/04/2014", small, 0.72)):
+        draw.text(((stamp.width - font.getlength(text)) / 2, stamp.height * top), text,
+                  font=font, fill=120)
+    stamp = stamp.rotate(8, expand=True, fillcolor=255, resample=Image.Resampling.BICUBIC)
+    layer = Image.new("L", (width, height), 255)
+    layer.paste(stamp, (width - stamp.width - round(50 * scale),
+                        min(height - stamp.height, y - stamp.height // 2)))
+    return layer
+
+
+def jpeg_pdf(images: Sequence[Image.Image], quality: int = 65) -> bytes:
+    """Pages stored as JPEG images in a PDF, as document scanners write them."""
+    buffer = io.BytesIO()
+    c = _canvas(buffer, "scan")
+    for image in images:
+        encoded = io.BytesIO()
+        image.save(encoded, "JPEG", quality=quality)
+        encoded.seek(0)
+        c.drawImage(ImageReader(encoded), 0, 0, *A4)  # reportlab keeps the JPEG as it is
+        c.showPage()
+    c.save()
+    return buffer.getvalue()
 
 
 def scanned_pdf_with_layer(lines: Sequence[str], layer: Sequence[str], dpi: int = 200,
@@ -440,6 +597,36 @@ def zip_bomb(expanded_mb: int = 64) -> bytes:
     return buffer.getvalue()
 
 
+def zip_with_entries(count: int) -> bytes:
+    """A ZIP whose directory lists count entries (ZIP64 past 65,535), all the same tiny file.
+
+    Built as raw records, so that a directory of hundreds of thousands of entries costs
+    ~60 bytes an entry here and nothing else: the archive a hostile portal could serve.
+    """
+    import struct
+    import zlib
+
+    name, content = b"lei.txt", b"Lei"
+    crc = zlib.crc32(content)
+    local = struct.pack("<4s5H3I2H", b"PK\x03\x04", 20, 0, 0, 0, 0x5021, crc, len(content),
+                        len(content), len(name), 0) + name + content
+    entry = struct.pack("<4s6H3I5H2I", b"PK\x01\x02", 20, 20, 0, 0, 0, 0x5021, crc,
+                        len(content), len(content), len(name), 0, 0, 0, 0, 0, 0) + name
+    directory = entry * count
+    start, size = len(local), len(directory)
+    end = b""
+    if count > 0xFFFF:
+        end64_at = start + size
+        end = (struct.pack("<4sQ2H2I4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, count, count, size,
+                           start)
+               + struct.pack("<4sIQI", b"PK\x06\x07", 0, end64_at, 1))
+        count16, size32, start32 = 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF
+    else:
+        count16, size32, start32 = count, size, start
+    end += struct.pack("<4s4H2IH", b"PK\x05\x06", 0, 0, count16, count16, size32, start32, 0)
+    return local + directory + end
+
+
 _PORTAL_MENU = ["Início", "A Assembleia", "Deputados", "Legislação", "Transparência",
                 "Notícias", "TV Assembleia", "Ouvidoria", "Contato"]
 _PORTAL_LINKS = ["Constituição Estadual", "Regimento Interno", "Leis Ordinárias",
@@ -654,12 +841,172 @@ Art. 4º Este Decreto entra em vigor na data de sua publicação.
 GABINETE DO PREFEITO MUNICIPAL DE JUAZEIRO, Estado da Bahia, em 13 de junho de 2012.
 """
 
+# Born-digital pages the word check must keep although few of their tokens are common words:
+# tables of figures and units, lists of names, anexos with quantities, decrees full of codes.
+_TARIFAS_AGUA = [
+    ["Categoria", "Faixa de consumo", "Água (R$/m³)", "Esgoto (R$/m³)"],
+    ["Residencial social", "0 a 10 m³", "1,85", "0,93"],
+    ["Residencial", "0 a 10 m³", "3,45", "1,73"],
+    ["Residencial", "11 a 20 m³", "4,12", "2,06"],
+    ["Residencial", "21 a 50 m³", "6,80", "3,40"],
+    ["Residencial", "acima de 50 m³", "9,15", "4,58"],
+    ["Comercial", "0 a 10 m³", "5,20", "2,60"],
+    ["Comercial", "acima de 10 m³", "7,95", "3,98"],
+    ["Industrial", "0 a 10 m³", "6,10", "3,05"],
+    ["Industrial", "acima de 10 m³", "9,60", "4,80"],
+    ["Pública", "0 a 10 m³", "4,90", "2,45"],
+    ["Pública", "acima de 10 m³", "7,35", "3,68"],
+]
+_TARIFAS_NOTAS = [
+    "Tarifa mínima: 10 m³/mês por economia.",
+    "Ligação de água, ramal de 20 mm: R$ 145,00/un.",
+    "Hidrômetro de 1,5 m³/h: R$ 98,00/un.",
+    "Vigência: 1º/1/2015. SAAE - CNPJ 13.915.632/0001-14.",
+]
+_CONSELHO = [
+    "Art. 1º Ficam nomeados os membros do Conselho Municipal de Educação, para o biênio "
+    "2015/2016:",
+    "I – Ubiratan Cavalcanti Bezerril, titular, e Edileuza Nunes Coutinho, suplente, "
+    "representantes da SEMED;",
+    "II – Gildásio Rocha Brandão, titular, e Valdirene Lustosa Amorim, suplente, "
+    "representantes dos professores;",
+    "III – Josenildo Araújo Pimentel, titular, e Creuza Bispo dos Anjos, suplente, "
+    "representantes dos pais de alunos;",
+    "IV – Adailton Menezes Lacerda, titular, e Rosângela Queiroz Damasceno, suplente, "
+    "representantes dos servidores;",
+    "V – Francisco Wanderley Sampaio, titular, e Marinalva Tavares Godinho, suplente, "
+    "representantes do CMDCA;",
+    "VI – Raimundo Nonato Figueiredo, titular, e Lindinalva Barreto Peixoto, suplente, "
+    "representantes da UNDIME;",
+    "VII – Cleonice Bonfim Valadares, titular, e Aurelino Fagundes Matos, suplente, "
+    "representantes dos estudantes.",
+    "Art. 2º Este Decreto entra em vigor na data de sua publicação.",
+    "Juazeiro, 3 de março de 2015.",
+    "Isaac Cavalcante de Carvalho – Prefeito Municipal",
+    "Walquíria Meneses Falcão – Secretária Municipal de Educação",
+]
+_PLANILHA = [
+    ["Item", "Descrição", "Un.", "Quant."],
+    ["1.1", "Escavação mecânica de vala", "m³", "320,00"],
+    ["1.2", "Reaterro compactado", "m³", "285,50"],
+    ["2.1", "Pavimentação em paralelepípedo", "m²", "1.250,00"],
+    ["2.2", "Meio-fio de concreto pré-moldado", "m", "480,00"],
+    ["3.1", "Tubo PEAD DN 200 mm", "m", "150,00"],
+    ["3.2", "Poço de visita, h = 1,5 m", "un", "6"],
+    ["4.1", "Transformador 75 kVA", "un", "2"],
+    ["4.2", "Luminária LED 150 W", "un", "48"],
+    ["5.1", "Transporte de material, DMT 12 km", "t.km", "3.600,00"],
+    ["5.2", "Aço CA-50, 10 mm", "kg", "2.340,00"],
+    ["6.1", "Área de plantio", "ha", "2,5"],
+]
+_PLANILHA_NOTAS = [
+    "ANEXO II – QUANTITATIVOS DA OBRA",
+    "Potência instalada: 15 kW; consumo estimado: 2.100 kWh/mês.",
+    "Concreto fck 25 MPa; temperatura máxima 40 °C; extensão total 3,2 km.",
+]
+_CREDITO = [
+    "DECRETO Nº 2.031, DE 14 DE JULHO DE 2017",
+    "Abre crédito adicional suplementar no valor de R$ 1.250.000,00.",
+    "Art. 1º Fica aberto crédito adicional suplementar de R$ 1.250.000,00, nos termos do "
+    "art. 7º, inciso I, da Lei nº 2.702/2016 (LOA), e do art. 43, § 1º, inciso III, da Lei "
+    "nº 4.320/1964, às dotações:",
+    "02.10 – SEMED / 02.10.01 – FUNDEB 70% / 12.361.0021.2.041 / 3.1.90.11.00 / Fonte 0119 / "
+    "Ficha 0234: R$ 800.000,00;",
+    "02.10 – SEMED / 02.10.02 – MDE / 12.361.0021.2.045 / 3.3.90.39.00 / Fonte 0101 / "
+    "Ficha 0251: R$ 250.000,00;",
+    "02.14 – SEINFRA / 02.14.01 / 15.451.0032.1.018 / 4.4.90.51.00 / Fonte 0100 / "
+    "Ficha 0412: R$ 200.000,00.",
+    "Art. 2º Os recursos decorrem da anulação das dotações 02.08.01 / 04.122.0001.2.002 / "
+    "3.3.90.30.00 / Fonte 0100 / Ficha 0118, e 02.03.01 / 04.123.0002.2.011 / 3.3.90.36.00 / "
+    "Fonte 0100 / Ficha 0067, art. 43, § 1º, III, da Lei nº 4.320/1964, e art. 39-B da "
+    "LC nº 101/2000 (LRF).",
+    "Art. 3º A SEFAZ e a CGM registrarão as alterações no SIAFIC e no SIGEF até D+2.",
+    "Art. 4º Este Decreto entra em vigor na data de sua publicação.",
+    "Juazeiro/BA, CEP 48.903-000, 14 de julho de 2017. CNPJ 13.915.632/0001-14.",
+]
+
+
+def table_pdf(title: str, rows: Sequence[Sequence[str]], columns: Sequence[float],
+              notes: Sequence[str] = (), size: float = 9.0) -> bytes:
+    """A born-digital table as a spreadsheet exports it: title, ruled cells, notes below.
+
+    columns are the left edges of the cells, in points; the last cell runs to the margin.
+    """
+    buffer = io.BytesIO()
+    c = _canvas(buffer, title)
+    regular, bold = _fonts()
+    width, height = A4
+    y = height - _MARGIN
+    c.setFont(bold, size + 2)
+    c.drawCentredString(width / 2, y, title)
+    y -= 2 * _LEADING
+    edges = [*columns, width - _MARGIN]
+    step = size * 1.9
+    for index, cells in enumerate(rows):
+        c.setFont(bold if index == 0 else regular, size)
+        c.line(edges[0], y, edges[-1], y)
+        for x, cell in zip(edges, cells, strict=False):
+            c.line(x, y, x, y - step)
+            c.drawString(x + 3, y - step + 4, cell)
+        c.line(edges[-1], y, edges[-1], y - step)
+        y -= step
+    c.line(edges[0], y, edges[-1], y)
+    y -= _LEADING
+    c.setFont(regular, size)
+    for note in notes:
+        y -= _LEADING
+        c.drawString(_MARGIN, y, note)
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
+def tariff_table_pdf() -> bytes:
+    """An anexo with a water tariff table in R$/m³: figures, units and a few words."""
+    return table_pdf("ANEXO ÚNICO – TABELA DE TARIFAS DE ÁGUA E ESGOTO", _TARIFAS_AGUA,
+                     (_MARGIN, 190, 300, 400), _TARIFAS_NOTAS)
+
+
+def names_decree_pdf() -> bytes:
+    """A decree that names council members: a page of first names and surnames."""
+    return born_digital_pdf("DECRETO Nº 1.245, DE 3 DE MARÇO DE 2015", _CONSELHO)
+
+
+def quantities_annex_pdf() -> bytes:
+    """A works budget anexo: items, units (m³, m², kVA, kWh, °C, ha) and quantities."""
+    return table_pdf(_PLANILHA_NOTAS[0], _PLANILHA, (_MARGIN, 110, 390, 440),
+                     _PLANILHA_NOTAS[1:])
+
+
+def codes_decree_pdf() -> bytes:
+    """A budget decree: dotation codes, acronyms, CNPJ, CEP and article references."""
+    return born_digital_pdf(_CREDITO[0], _CREDITO[1:])
+
+
+def _junk_words(rng: random.Random, count: int, capitalize: bool = False) -> list[str]:
+    letters = "bcdfghjklmnpqrstvwxzaeiou"
+    words = ["".join(rng.choice(letters) for _ in range(rng.randint(2, 7))) for _ in range(count)]
+    return [w.capitalize() for w in words] if capitalize else words
+
+
+def _damaged_layer(lines: Sequence[str], share: float, seed: int) -> list[str]:
+    """An earlier OCR's layer with a share of its words misread into junk."""
+    rng = random.Random(seed)
+    out = []
+    for line in lines:
+        words = [_junk_words(rng, 1)[0] if rng.random() < share else w for w in line.split()]
+        out.append(" ".join(words))
+    return out
+
+
 @dataclass(frozen=True)
 class LabelledPdf:
     """A PDF and, for each of its pages, whether only OCR can read it (the truth for the bench)."""
 
     name: str
-    kind: str  # clean, scanned, ocr-layer, garbage-layer, no-cmap, mixed, near-empty, outlines
+    # clean, figures, names, scanned, ocr-layer, garbage-layer, no-cmap, mixed, near-empty,
+    # outlines
+    kind: str
     data: bytes
     needs_ocr: tuple[bool, ...]
 
@@ -756,6 +1103,20 @@ def needs_ocr_cases() -> list[LabelledPdf]:
                     near_empty(True, "PREFEITURA MUNICIPAL DE JUAZEIRO"), (False,)),
         LabelledPdf("blank page", "near-empty", text_pdf([[]]), (False,)),
         LabelledPdf("text as outlines", "outlines", outlined_text_pdf(decree[:6]), (True,)),
+        LabelledPdf("tariff table in R$/m³", "figures", tariff_table_pdf(), (False,)),
+        LabelledPdf("quantities annex with units", "figures", quantities_annex_pdf(),
+                    (False,)),
+        LabelledPdf("decree full of budget codes", "figures", codes_decree_pdf(), (False,)),
+        LabelledPdf("decree naming council members", "names", names_decree_pdf(), (False,)),
+        LabelledPdf("portaria naming servers", "names",
+                    born_digital_pdf("PORTARIA Nº 033, DE 2 DE MARÇO DE 2015", _PORTARIA),
+                    (False,)),
+        LabelledPdf("scan with a capitalized garbage layer", "garbage-layer",
+                    scanned_pdf_with_layer(decree, [" ".join(_junk_words(rng, 10, True))
+                                                    for _ in range(30)]), (True,)),
+        LabelledPdf("scan with an OCR layer 30 % misread", "garbage-layer",
+                    scanned_pdf_with_layer(decree, _damaged_layer(_wrapped(decree), 0.3, 11)),
+                    (True,)),
     ]
 
 

@@ -7,6 +7,7 @@ reading stops as soon as a member or the whole archive passes its limit.
 from __future__ import annotations
 
 import io
+import struct
 import sys
 import zipfile
 import zlib
@@ -26,12 +27,53 @@ _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, O
                NotImplementedError, RuntimeError, ValueError)
 
 
+# Past this many times the member limit the directory is not even parsed: zipfile builds an
+# object per entry (~500 bytes), and folders and archiver noise do not count as members.
+_DIRECTORY_FACTOR = 4
+_DIRECTORY_ENTRY_BYTES = 512  # a generous size of one directory entry with its name
+_EOCD = b"PK\x05\x06"
+_EOCD64_LOCATOR = b"PK\x06\x07"
+_EOCD64 = b"PK\x06\x06"
+
+
 class ArchiveError(Exception):
     """A damaged archive, or one that passes a limit: the message is the record's error line."""
 
 
+def zip_directory(data: bytes) -> tuple[int, int] | None:
+    """Entries and bytes of a ZIP's central directory as its end record declares them.
+
+    Read from the End Of Central Directory record (and its ZIP64 twin) in the last 64 KB,
+    as zipfile finds it, before zipfile parses the directory: a directory of two million
+    entries costs zipfile a gigabyte. None when there is no end record.
+    """
+    at = data.rfind(_EOCD, max(0, len(data) - (1 << 16) - 22))
+    if at < 0 or len(data) < at + 22:
+        return None
+    entries, size = struct.unpack_from("<HI", data, at + 10)
+    if entries == 0xFFFF or size == 0xFFFFFFFF:
+        locator = at - 20
+        if locator >= 0 and data[locator:locator + 4] == _EOCD64_LOCATOR:
+            (offset,) = struct.unpack_from("<Q", data, locator + 8)
+            if offset + 56 <= len(data) and data[offset:offset + 4] == _EOCD64:
+                entries, size = struct.unpack_from("<QQ", data, offset + 32)
+    return entries, size
+
+
+def check_directory(data: bytes, max_entries: int) -> None:
+    """Refuse, before parsing, a directory with more than max_entries entries or its bytes."""
+    found = zip_directory(data)
+    if found is None:
+        return  # no end record: zipfile says what is wrong
+    entries, size = found
+    if entries > max_entries or size > max_entries * _DIRECTORY_ENTRY_BYTES:
+        raise ArchiveError(f"too many archive members ({entries:,} in a directory of "
+                           f"{human_bytes(size)}; limit {max_entries:,})")
+
+
 @contextmanager
-def open_zip(data: bytes) -> Iterator[zipfile.ZipFile]:
+def open_zip(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[zipfile.ZipFile]:
+    check_directory(data, limits.zip_members * _DIRECTORY_FACTOR)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except _ZIP_ERRORS as e:
@@ -94,7 +136,7 @@ def extract_zip(
     if depth >= limits.zip_depth:
         return failed(f"archives nested more than {limits.zip_depth} deep")
     try:
-        with open_zip(data) as archive:
+        with open_zip(data, limits) as archive:
             members = _members(archive)
             if len(members) > limits.zip_members:
                 return failed(f"too many archive members ({len(members):,}; limit "

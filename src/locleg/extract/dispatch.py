@@ -13,19 +13,17 @@ from . import sniff
 from .archive import ArchiveError, extract_zip
 from .html import extract_html, extract_xml
 from .image import IMAGE_ERRORS, extract_image
+from .lexicon import DictionaryUnavailable
 from .limits import DEFAULT_LIMITS, Limits, human_bytes
 from .ocr import OcrFailed, OcrUnavailable
 from .office import extract_doc, extract_docx, extract_odt, extract_rtf
 from .pdf import OCR_MODES, extract_pdf
 from .plain import extract_plain
-from .result import ExtractionResult, failed
+from .result import ExtractionResult, cap_pages, failed
 
 # Errors that bad input can cause inside the backends; anything else is a bug and raises.
 _INPUT_ERRORS = (pdfium.PdfiumError, etree.LxmlError, UnicodeError, ValueError, RecursionError,
                  ArchiveError, zipfile.BadZipFile, zlib.error, *IMAGE_ERRORS)
-_IMAGES = ("image/png", "image/jpeg", "image/tiff", "image/gif", "image/bmp", "image/x-ms-bmp",
-           "image/webp", "image/x-portable-bitmap", "image/x-portable-greymap",
-           "image/x-portable-pixmap")
 _WORD_PROCESSORS = {
     sniff.DOCX: lambda data, limits: extract_docx(data, limits),
     sniff.ODT: lambda data, limits: extract_odt(data, limits),
@@ -68,6 +66,7 @@ def extract(
     start = time.perf_counter()
     declared, charset = _parse_declared(media_type)
     result = _dispatch(bytes(data), declared, charset, ocr, limits, 0)  # pdfium wants bytes
+    cap_pages(result, limits.page_chars)
     result.duration_s = time.perf_counter() - start
     return result
 
@@ -96,7 +95,7 @@ def _dispatch(data: bytes, declared: str | None, charset: str | None, ocr: str,
             return extract_plain(data, charset)
         if found in _WORD_PROCESSORS:
             return _WORD_PROCESSORS[found](data, limits)
-        if found in _IMAGES:
+        if found in sniff.IMAGES:
             if ocr == "never":
                 return ExtractionResult("pending", detail=f"needs OCR: an image ({found})")
             return extract_image(data, found, limits)
@@ -107,6 +106,8 @@ def _dispatch(data: bytes, declared: str | None, charset: str | None, ocr: str,
             )
     except OcrUnavailable as e:
         return failed(f"OCR unavailable: {e}")
+    except DictionaryUnavailable as e:
+        return failed(f"word check unavailable: {e}")
     except OcrFailed as e:
         return failed(f"OCR failed: {e}")
     except _INPUT_ERRORS as e:

@@ -19,7 +19,6 @@ from .result import ExtractionResult, PageText, failed, plural, weighted_confide
 
 # Resolutions an image header may claim that we believe; outside them tesseract estimates.
 _SANE_DPI = (50, 1200)
-MAX_OCR_DPI = 300  # a 600-dpi scan is read at 300: tesseract gains nothing past it
 
 # Errors a damaged image file raises in Pillow's decoders.
 IMAGE_ERRORS = (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError,
@@ -47,19 +46,20 @@ def _grayscale(frame: Image.Image) -> Image.Image:
     return frame.convert("L")
 
 
-def _read_frame(frame: Image.Image, number: int) -> PageText:
+def _read_frame(frame: Image.Image, number: int, limits: Limits) -> PageText:
     dpi = _dpi(frame)
-    gray = _grayscale(frame)
-    if dpi and dpi > MAX_OCR_DPI:
-        scale = MAX_OCR_DPI / dpi
-        gray = gray.resize((max(1, round(gray.width * scale)), max(1, round(gray.height * scale))),
-                           Image.Resampling.LANCZOS)
-        dpi = MAX_OCR_DPI
-    found = ocr.recognize(gray, round(dpi) if dpi else None)
+    # Like a PDF scan: at 300 dpi, whatever the scanner's resolution (ocr.OCR_DPI).
+    gray, read_at = ocr.at_ocr_resolution(_grayscale(frame), dpi, limits.pixels)
+    found = ocr.recognize(gray, read_at)
     text = normalize_text(found.text)
     chars = len(text)
+    notes = []
+    if dpi and read_at != round(dpi):
+        notes.append(f"scan of {round(dpi)} dpi read at {read_at}")
+    if ocr.coverage_note(found):
+        notes.append(ocr.coverage_note(found))
     return PageText(number, text, "ocr", found.confidence if chars else None, chars,
-                    ocr.BACKEND, round(dpi) if dpi else None)
+                    ocr.BACKEND, read_at, "; ".join(notes) or None)
 
 
 def extract_image(data: bytes, media_type: str, limits: Limits = DEFAULT_LIMITS
@@ -92,7 +92,7 @@ def extract_image(data: bytes, media_type: str, limits: Limits = DEFAULT_LIMITS
                             f"{limits.pixels / 1e6:,.0f} Mpx)"
                         )
                     image.load()
-                    pages.append(_read_frame(image, index + 1))
+                    pages.append(_read_frame(image, index + 1, limits))
                 except IMAGE_ERRORS as e:
                     if not pages:
                         return failed(f"cannot read {media_type}: {type(e).__name__}: {e}")

@@ -24,6 +24,9 @@ class Limits:
     zip_bytes: int = 512 * MB  # all members together, uncompressed
     zip_ratio: float = 200.0  # a member that expands more than this (past 1 MB) is a bomb
     zip_depth: int = 2  # archives inside archives
+    # Characters of text on one stored page: a longer page (an RTF or TXT of a whole code,
+    # one 84-million-character page was seen) is split into several, nothing is cut.
+    page_chars: int = 200_000
 
 
 DEFAULT_LIMITS = Limits()

@@ -6,12 +6,12 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from ..jurisdictions import fold
-from .lexicon import is_compound, is_word, words
+from .lexicon import in_supplement, is_word
 
 # Only the Latin ligature code points: NFKC on the whole text would also turn º ª into o a.
 _LIGATURES_CHARS = {chr(cp): unicodedata.normalize("NFKC", chr(cp)) for cp in range(0xFB00, 0xFB07)}
 _ROMAN = re.compile(r"^[IVXLCDM]+$")
+_ENCLITICS = frozenset("se lhe lhes o a os as lo la los las no na nos me te vos".split())
 _LETTERS = r"[^\W\d_]+"
 # pdfium drops a line-end hyphen and the line break after it and puts \x02 or U+FFFE instead.
 _PDFIUM_BREAK = re.compile(
@@ -29,27 +29,45 @@ _BLANK_LINES = re.compile(r"\n{3,}")
 _SOFT_BREAK = re.compile(r"\u00ad[ \t]*\n[ \t]*(?P<b>\S*)(?P<space>[ \t]*)")
 
 
-def join_hyphenated(left: str, right: str) -> str | None:
-    """'pala'+'vra' -> 'palavra'; 'moto'+'táxi' -> 'moto-táxi'; None when no word was split.
+def join_hyphenated(left: str, right: str, rest: str = "") -> str | None:
+    """'pala'+'vra' -> 'palavra'; 'guarda'+'chuva' -> 'guarda-chuva'; None: no word was split.
 
-    Joins when the joined word is known or the hyphenated form is not (extraction.md: no
-    extractor can tell a hyphenated break from a real compound). A listed compound always keeps
-    its hyphen, and so does a capital after the hyphen ('Decreto-Lei', 'Juazeiro-BA') unless
-    the line is in capitals.
+    rest is the rest of a hyphenated chain after right ('-Pará' in 'Castanha-|do-Pará'); the
+    word returned is left and right only. No extractor can tell a hyphen that breaks a word
+    from one that belongs to it (docs/extraction.md), so the dictionary decides. Join when
+    the joined form is a word (and the hyphenated one is not a listed compound); keep the
+    hyphen when the hyphenated form is a word ('guarda-chuva', 'considera-se',
+    'Castanha-do-Pará'), when it is a word and a pronoun ('vende-lo') or two words
+    ('moto-boy'), and before a capital ('Decreto-Lei', 'Juazeiro-BA') unless the line is in
+    capitals. When nothing is known ('Caval-|canti', a surname) it joins: a line-end hyphen is
+    most often a syllable break.
     """
     if len(left) < 2 or (left.isupper() and _ROMAN.match(left)):
         return None  # an item number ("II-") or an initial
+    hyphenated, joined = f"{left}-{right}", left + right
     if right[:1].isupper() and not left.isupper():
-        return f"{left}-{right}"
-    if fold(f"{left}-{right}") in words():
-        return f"{left}-{right}"
-    if is_word(left + right) or not is_compound(left, right):
-        return left + right
-    return f"{left}-{right}"
+        return hyphenated
+    if is_word(joined + rest):
+        # Hunspell also accepts a verb with a pronoun ('transpor-te', 'regi-me') and a
+        # prefix before anything ('ex-ceção'): when the joined form is a word, those are a
+        # syllable break. Compounds that laws write with a hyphen although the joined form
+        # is a word too ('moto-táxi', 'mototáxi' since the 1990 Agreement) are in the
+        # supplement.
+        return hyphenated if in_supplement(hyphenated + rest) else joined
+    if is_word(hyphenated + rest):
+        return hyphenated
+    if is_word(left) and (right.lower() in _ENCLITICS or (
+            len(left) >= 3 and len(right) >= 3 and is_word(right))):
+        return hyphenated  # a verb and its pronoun, or two words: a compound
+    return joined
+
+
+_CHAIN = re.compile(r"(?:-[^\W\d_]+)*")
 
 
 def _rejoin(m: re.Match[str]) -> str:
-    word = join_hyphenated(m["a"], m["b"])
+    rest = _CHAIN.match(m["tail"]).group()
+    word = join_hyphenated(m["a"], m["b"], rest)
     if word is None:
         return f"{m['a']}-\n{m['b']}{m['tail']}{m['space']}"  # the line as it was printed
     # The line break moves after the rejoined word, so lines keep their count and the word

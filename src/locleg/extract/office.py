@@ -155,7 +155,7 @@ def _symbol(code: str | None) -> str:
 
 def extract_docx(data: bytes, limits: Limits = DEFAULT_LIMITS) -> ExtractionResult:
     try:
-        with open_zip(data) as archive:
+        with open_zip(data, limits) as archive:
             body = read_member(archive, "word/document.xml", limits)
             notes = [read_member(archive, part, limits)
                      for part in ("word/footnotes.xml", "word/endnotes.xml")
@@ -244,7 +244,7 @@ def _odt_text(root: etree._Element) -> list[str]:
 
 def extract_odt(data: bytes, limits: Limits = DEFAULT_LIMITS) -> ExtractionResult:
     try:
-        with open_zip(data) as archive:
+        with open_zip(data, limits) as archive:
             content = read_member(archive, "content.xml", limits)
     except KeyError:
         return failed("not an ODT: no content.xml in the archive")

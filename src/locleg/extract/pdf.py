@@ -1,8 +1,8 @@
 """PDF: the text layer with pypdfium2 page by page, the per-page OCR decision, OCR of the rest.
 
 Each page is read from its text layer when that layer is usable; otherwise the page is
-rendered (at the resolution of its scan, never upscaled) and OCRed. A born-digital law with a
-scanned annex OCRs only the annex pages (method 'mixed').
+rendered (at the resolution of its scan, then resampled to 300 dpi) and OCRed. A
+born-digital law with a scanned annex OCRs only the annex pages (method 'mixed').
 """
 
 from __future__ import annotations
@@ -35,14 +35,14 @@ BACKEND_VERSION = f"{PYPDFIUM_INFO} (pdfium {PDFIUM_INFO.build})"
 MIN_CHARS = 100  # fewer non-blank characters: judge the page by what is drawn on it
 MIN_IMAGE_COVER = 0.30  # share of the page under images: a scan
 MANY_PATHS = 500  # vector paths on a near-empty page: text drawn as outlines
-MIN_DICT_RATIO = 0.80  # below: a garbage OCR layer or a font without a character map
+MIN_WORD_SHARE = 0.80  # below: a garbage OCR layer or a font without a character map
 MAX_GARBAGE = 0.01  # above: control chars, U+FFFD, (cid:N)
 
-# OCR resolution: a scan at its own resolution (upscaling a 150-dpi scan to 300 raised the
-# character error rate from 1.05 % to 4.97 %), capped where tesseract gains nothing more.
-MAX_OCR_DPI = 300
-MIN_OCR_DPI = 72
-VECTOR_OCR_DPI = 300  # a page with no image (outlines, a broken font) renders sharp at any dpi
+# Rendering for OCR: a scan at its own resolution (its pixels as they are), which
+# ocr.at_ocr_resolution then resamples to 300 dpi; past 300 tesseract gains nothing.
+MAX_RENDER_DPI = 300
+MIN_RENDER_DPI_SCAN = 72  # a thumbnail stretched over the page
+VECTOR_RENDER_DPI = 300  # a page with no image (outlines, a broken font) renders sharp at any dpi
 MIN_RENDER_DPI = 50  # a page so large that the pixel limit forces less is not OCRed
 
 OCR_MODES = ("auto", "always", "never")
@@ -68,17 +68,17 @@ class Drawing:
 
 def needs_ocr(
     chars: int,
-    dict_ratio: float | None,
+    word_share: float | None,
     garbage_ratio: float,
     drawing: Drawing | None = None,
 ) -> bool:
     """True when a page's text layer is missing or unusable, so only OCR can read it."""
-    return ocr_reason(chars, dict_ratio, garbage_ratio, drawing) is not None
+    return ocr_reason(chars, word_share, garbage_ratio, drawing) is not None
 
 
 def ocr_reason(
     chars: int,
-    dict_ratio: float | None,
+    word_share: float | None,
     garbage_ratio: float,
     drawing: Drawing | None = None,
 ) -> str | None:
@@ -86,8 +86,8 @@ def ocr_reason(
     if chars >= MIN_CHARS:
         if garbage_ratio > MAX_GARBAGE:
             return f"text layer unusable: {garbage_ratio:.0%} garbage characters"
-        if dict_ratio is not None and dict_ratio < MIN_DICT_RATIO:
-            return f"text layer unusable: {dict_ratio:.0%} dictionary words"
+        if word_share is not None and word_share < MIN_WORD_SHARE:
+            return f"text layer unusable: {word_share:.0%} known words"
         return None
     if drawing is None:
         return None
@@ -149,11 +149,11 @@ def _overlap(bounds: tuple[float, float, float, float], box: tuple[float, ...]) 
     return w * h if w > 0 and h > 0 else 0.0
 
 
-def ocr_dpi(drawing: Drawing | None) -> int:
-    """The resolution to render a page at for OCR: its scan's own, capped, never upscaled."""
+def render_dpi(drawing: Drawing | None) -> int:
+    """The resolution to render a page at for OCR: its scan's own, capped at 300."""
     if drawing is None or drawing.image_dpi is None or drawing.image_cover < MIN_IMAGE_COVER:
-        return VECTOR_OCR_DPI
-    return round(min(MAX_OCR_DPI, max(MIN_OCR_DPI, drawing.image_dpi)))
+        return VECTOR_RENDER_DPI
+    return round(min(MAX_RENDER_DPI, max(MIN_RENDER_DPI_SCAN, drawing.image_dpi)))
 
 
 def _text_layer(page: pdfium.PdfPage) -> tuple[str, str, TextQuality]:
@@ -168,7 +168,7 @@ def _text_layer(page: pdfium.PdfPage) -> tuple[str, str, TextQuality]:
 
 def _ocr_page(page: pdfium.PdfPage, number: int, drawing: Drawing | None, reason: str,
               limits: Limits) -> PageText:
-    dpi = ocr_dpi(drawing)
+    dpi = render_dpi(drawing)
     width, height = page.get_size()
     # A huge page (a map, a poster) is rendered coarser rather than past the pixel limit.
     fitting = int(72 * math.sqrt(limits.pixels / max(1.0, width * height)))
@@ -180,14 +180,19 @@ def _ocr_page(page: pdfium.PdfPage, number: int, drawing: Drawing | None, reason
                             f"{height / 72:.0f} in)")
     bitmap = page.render(scale=dpi / 72, grayscale=True, may_draw_forms=True)
     try:
-        image = bitmap.to_pil()
-        found = ocr.recognize(image, dpi)
+        image, read_at = ocr.at_ocr_resolution(bitmap.to_pil(), dpi, limits.pixels)
+        found = ocr.recognize(image, read_at)
     finally:
         bitmap.close()
     text = normalize_text(found.text)
     chars = len(text)
+    notes = [reason]
+    if read_at != dpi:
+        notes.append(f"scan of {dpi} dpi read at {read_at}")
+    if ocr.coverage_note(found):
+        notes.append(ocr.coverage_note(found))
     return PageText(number, text, "ocr", found.confidence if chars else None, chars,
-                    ocr.BACKEND, dpi, reason)
+                    ocr.BACKEND, read_at, "; ".join(notes))
 
 
 def _read_page(pdf: pdfium.PdfDocument, index: int, mode: str, limits: Limits) -> PageText:
@@ -198,7 +203,7 @@ def _read_page(pdf: pdfium.PdfDocument, index: int, mode: str, limits: Limits) -
                              "OCR of every page requested", limits)
         raw, text, quality = _text_layer(page)
         drawing = measure_drawing(page) if quality.chars < MIN_CHARS else None
-        reason = ocr_reason(quality.chars, quality.dict_ratio, quality.garbage_ratio, drawing)
+        reason = ocr_reason(quality.chars, quality.word_share, quality.garbage_ratio, drawing)
         if reason is None:
             return PageText(index + 1, text, "text", quality.confidence, len(text), BACKEND)
         if mode == "never":

@@ -59,6 +59,58 @@ def weighted_confidence(pages: Sequence[PageText]) -> float | None:
     return round(sum(conf * chars for conf, chars in scored) / total, 4)
 
 
+def split_text(text: str, cap: int) -> list[str]:
+    """Pieces of at most cap characters, cut at a line break, else a space, else anywhere.
+
+    The line break or space where a piece ends is the only character not kept.
+    """
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > cap:
+        end = start + cap
+        cut = text.rfind("\n", start + cap // 2, end + 1)
+        if cut < 0:
+            cut = text.rfind(" ", start + cap // 2, end + 1)
+        if cut < 0:
+            pieces.append(text[start:end])
+            start = end
+        else:
+            pieces.append(text[start:cut])
+            start = cut + 1
+    pieces.append(text[start:])
+    return pieces
+
+
+def cap_pages(result: ExtractionResult, cap: int) -> ExtractionResult:
+    """Split every page longer than cap characters into several pages, renumbered in order.
+
+    Each piece keeps its page's method, confidence and backend, and says which part of
+    which page it is; the document's detail says how many pages were split.
+    """
+    if all(len(p.text) <= cap for p in result.pages):
+        return result
+    pages: list[PageText] = []
+    split = []
+    for page in result.pages:
+        if len(page.text) <= cap:
+            page.number = len(pages) + 1
+            pages.append(page)
+            continue
+        pieces = split_text(page.text, cap)
+        split.append(page.number)
+        for index, piece in enumerate(pieces, 1):
+            note = f"part {index} of {len(pieces)} of page {page.number}"
+            pages.append(PageText(
+                len(pages) + 1, piece, page.method, page.confidence, len(piece), page.backend,
+                page.dpi, f"{note}: {page.detail}" if page.detail else note))
+    result.pages = pages
+    note = (f"{plural(len(split), 'page')} of more than {cap:,} characters split "
+            f"(page{'s' if len(split) > 1 else ''} {page_ranges(split)}), "
+            f"now {plural(len(pages), 'page')}")
+    result.detail = f"{result.detail}; {note}" if result.detail else note
+    return result
+
+
 def plural(n: int, word: str) -> str:
     """'1 page', '9 pages' (the number formatted with thousands separators)."""
     return f"{n:,} {word if n == 1 else word + 's'}"

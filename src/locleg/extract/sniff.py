@@ -1,4 +1,9 @@
-"""Media type from the bytes alone: libmagic, corrected where it is weak for our documents."""
+"""Media type from the bytes alone: libmagic, corrected where it is weak for our documents.
+
+The type returned is always one of KNOWN_TYPES, in strict `type/subtype` form: it is stored
+with the original and served with it, so nothing a file says about itself (a ZIP's
+`mimetype` member) reaches the record unchecked.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ import zipfile
 import zlib
 
 import magic
+
+from .archive import ArchiveError, check_directory
 
 PDF = "application/pdf"
 HTML = "text/html"
@@ -22,6 +29,30 @@ DOC = "application/msword"
 RTF = "application/rtf"
 OCTET = "application/octet-stream"
 EMPTY = "inode/x-empty"
+ODS = "application/vnd.oasis.opendocument.spreadsheet"
+ODP = "application/vnd.oasis.opendocument.presentation"
+ODG = "application/vnd.oasis.opendocument.graphics"
+EPUB = "application/epub+zip"
+IMAGES = ("image/png", "image/jpeg", "image/tiff", "image/gif", "image/bmp", "image/x-ms-bmp",
+          "image/webp", "image/x-portable-bitmap", "image/x-portable-greymap",
+          "image/x-portable-pixmap")
+# Types a record may hold: what we read, and what portals commonly serve besides.
+KNOWN_TYPES = frozenset({
+    PDF, HTML, PLAIN, XML, ZIP, DOCX, XLSX, PPTX, ODT, ODS, ODP, ODG, EPUB, DOC, RTF, OCTET,
+    EMPTY, *IMAGES, "image/svg+xml", "text/csv", "application/xhtml+xml", "application/json",
+    "application/vnd.ms-excel", "application/vnd.ms-powerpoint", "application/x-ole-storage",
+    "application/cdfv2", "application/gzip", "application/x-gzip", "application/x-bzip2",
+    "application/x-xz", "application/x-tar", "application/x-7z-compressed", "application/x-rar",
+    "application/vnd.rar", "audio/mpeg", "video/mp4",
+})
+# ZIP packages that name their own type in a `mimetype` member; no other claim is believed.
+_ZIP_PACKAGES = frozenset({ODT, ODS, ODP, ODG, EPUB})
+MEDIA_TYPE_WIDTH = 128  # the version.media_type column
+# RFC 6838: type and subtype names are restricted tokens of at most 127 characters.
+_MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}")
+# Sniffing runs in the importer and the harvester, outside any worker's memory limit: a
+# bigger ZIP directory is not parsed, the file stays application/zip.
+_SNIFF_MAX_ENTRIES = 10_000
 
 # libmagic reads the head of a file; a megabyte covers every rule we rely on.
 _HEAD = 1 << 20
@@ -55,6 +86,19 @@ _MAGIC_FIXES = {
 
 def sniff_media_type(data: bytes) -> str:
     """The media type of a document from its bytes, never from its name or a server's word."""
+    return checked_media_type(_sniff(data))
+
+
+def checked_media_type(value: str) -> str:
+    """value lower-cased when it is a strict `type/subtype` we know; else octet-stream."""
+    value = value.strip().lower()
+    if (len(value) <= MEDIA_TYPE_WIDTH and _MEDIA_TYPE.fullmatch(value)
+            and value in KNOWN_TYPES):
+        return value
+    return OCTET
+
+
+def _sniff(data: bytes) -> str:
     if not data:
         return EMPTY
     head = data[:_HEAD]
@@ -124,6 +168,7 @@ def _text_type(head: bytes, found: str) -> str:
 
 def _zip_type(data: bytes, found: str) -> str:
     try:
+        check_directory(data, _SNIFF_MAX_ENTRIES)
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = set(archive.namelist())
             # OpenDocument and EPUB name their type in a first, stored member.
@@ -132,11 +177,13 @@ def _zip_type(data: bytes, found: str) -> str:
                 with archive.open("mimetype") as member:
                     raw = member.read(256)  # a type name, never more: the member may be a bomb
             mimetype = raw.decode("ascii", "replace").strip()
+    except ArchiveError:
+        return ZIP  # too big a directory to look inside: a ZIP is all we say
     except (zipfile.BadZipFile, OSError, KeyError, ValueError, EOFError, NotImplementedError,
             RuntimeError, zlib.error):
         return found  # a damaged archive: keep what libmagic saw
-    if mimetype:
-        return mimetype
+    if mimetype.lower() in _ZIP_PACKAGES:
+        return mimetype.lower()
     if "word/document.xml" in names:
         return DOCX
     if "xl/workbook.xml" in names:
