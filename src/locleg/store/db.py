@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -238,12 +238,15 @@ class Store:
         return self.engine.begin()
 
     def upsert_norms(
-        self, conn: Connection, source_id: int, rows: Sequence[dict], seen_at: datetime
+        self, conn: Connection, source_id: int, rows: Sequence[dict], seen_at: datetime,
+        fill_only: Collection[str] = (),
     ) -> dict[str, int]:
         """Insert new norms, update changed ones, touch the rest; native_id -> norm id.
 
         Each row holds jurisdiction_code, native_id and the norm fields (type_raw,
-        type_normalized, number, year, date, ementa, url).
+        type_normalized, number, year, date, ementa, url). Norms named in FILL_ONLY were
+        written earlier in the same run from other rows of theirs: a field such a row
+        leaves empty keeps its stored value.
         """
         fields = ("jurisdiction_code", "type_raw", "type_normalized", "number", "year", "date",
                   "ementa", "url")
@@ -271,6 +274,8 @@ class Store:
                             "last_seen_at": seen_at, "changed_at": seen_at})
                 continue
             ids[r["native_id"]] = old.id
+            if r["native_id"] in fill_only:
+                r = {**r, **{f: getattr(old, f) for f in fields if r.get(f) is None}}
             if any(getattr(old, f) != r.get(f) for f in fields):
                 changed.append({**{f: r.get(f) for f in fields}, "b_id": old.id})
             else:
