@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+
+import pytest
 
 from tests.conftest import run_cli
 
@@ -41,3 +44,69 @@ def test_unknown_search_gives_a_clear_line(tmp_path):
     run_cli("init", str(tmp_path / "c"), check=True)
     result = run_cli("jurisdictions", "--search", "atlantida", corpus=tmp_path / "c")
     assert result.returncode == 2 and result.stderr.startswith("error: no jurisdiction matches")
+
+
+# -- the database password is never written nor shown (issue 8, item 17) --------------------
+
+
+PASSWORD = "hunter2-s3cret"
+
+
+@pytest.fixture
+def password_database(pg_server) -> str:
+    """A database whose role must give a password (scram), on the suite's server."""
+    import psycopg
+
+    role = f"pw{os.getpid()}"
+    hba = pg_server.data / "pg_hba.conf"
+    rule = f"host all {role} 127.0.0.1/32 scram-sha-256\n"
+    if rule not in hba.read_text():
+        hba.write_text(rule + hba.read_text())  # first match wins: before the trust lines
+    with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{PASSWORD}'")
+        conn.execute(f"CREATE DATABASE {role} OWNER {role}")
+        conn.execute("SELECT pg_reload_conf()")
+    return f"postgresql://{role}:{PASSWORD}@127.0.0.1:{pg_server.port}/{role}"
+
+
+def test_the_password_stays_out_of_the_settings_file_and_every_message(tmp_path,
+                                                                       password_database):
+    corpus = tmp_path / "c"
+    created = run_cli("init", str(corpus), "--db", password_database, check=True)
+    assert PASSWORD not in created.stdout + created.stderr
+    assert "The password is not written to locleg.toml" in created.stdout
+    settings = (corpus / "locleg.toml").read_text(encoding="utf-8")
+    assert PASSWORD not in settings
+    assert password_database.replace(f":{PASSWORD}@", "@") in settings
+
+    refused = run_cli("status", corpus=corpus)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert PASSWORD not in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert "the password is not kept in locleg.toml: give the password to every command " \
+           "with LOCLEG_DATABASE_URL" in refused.stderr
+
+    by_env = run_cli("status", corpus=corpus, env={"LOCLEG_DATABASE_URL": password_database},
+                     check=True)
+    assert "postgresql://" in by_env.stdout and PASSWORD not in by_env.stdout
+    pgpass = tmp_path / "pgpass"
+    role = password_database.rsplit("/", 1)[1]
+    pgpass.write_text(f"127.0.0.1:*:{role}:{role}:{PASSWORD}\n", encoding="utf-8")
+    pgpass.chmod(0o600)
+    run_cli("status", corpus=corpus, env={"PGPASSFILE": str(pgpass)}, check=True)
+
+
+@pytest.mark.parametrize("url, shown", [
+    ("mysql://u:hunter2-s3cret@h/db", "unsupported database URL 'mysql://u:***@h/db'"),
+    ("postgresql://u:hunter2-s3cret@h:notaport/db",
+     "not a database URL: postgresql://u:***@h:notaport/db"),
+    ("postgresql://u:hunter2-s3cret@[::1/db", "not a database URL: postgresql://u:***@[::1/db"),
+    ("postgresql://u@127.0.0.1:9/db?password=hunter2-s3cret",
+     "cannot reach the database postgresql://u@127.0.0.1:9/db?password=***"),
+])
+def test_a_bad_database_url_is_one_line_without_its_password(tmp_path, url, shown):
+    result = run_cli("init", str(tmp_path / "c"), "--db", url)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"error: {shown}")
+    assert PASSWORD not in result.stderr
+    assert not (tmp_path / "c" / "locleg.toml").exists()

@@ -23,10 +23,11 @@ from rich.progress import (
 from rich.table import Table
 
 from . import __version__
-from .config import corpus_path
+from .config import PASSWORD_HINT, SETTINGS_FILE, corpus_path
 from .corpus import Corpus, init_corpus, open_corpus
 from .errors import CorpusDamaged, UserError
 from .store import STATUSES, safe_url
+from .store.db import has_password
 
 console = Console()
 # Errors stay on one line whatever the terminal width, so scripts and logs can grep them.
@@ -114,6 +115,8 @@ def init(path: Path | None, database_url: str | None) -> None:
         console.print(f"  database   {where}")
         console.print(f"  originals  {corpus.settings.originals}")
         console.print(f"  {count:,} jurisdictions loaded (IBGE)")
+        if database_url and has_password(database_url):
+            console.print(f"The password is not written to {SETTINGS_FILE}: {PASSWORD_HINT}")
         console.print(f"Next: export LOCLEG_CORPUS={folder}; "
                       "locleg import FOLDER --jurisdiction CODE")
     finally:

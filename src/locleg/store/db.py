@@ -29,8 +29,8 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import ArgumentError, OperationalError
 
 from ..errors import UserError
 from ..jurisdictions import Jurisdiction, fold
@@ -54,10 +54,26 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+# user:password@ in the authority (a password holds no / ? #), and a password= parameter.
+_USERINFO_PASSWORD = re.compile(r"^([^:/?#]+://[^:/?#@]*):[^/?#]*@")
+_QUERY_PASSWORD = re.compile(r"([?&])password=[^&#]*", re.IGNORECASE)
+
+
 def safe_url(url: str) -> str:
-    """A database URL fit for messages: the password hidden."""
-    shown = make_url(url).render_as_string(hide_password=True)
+    """A database URL fit for messages and logs: any password masked, even in a bad URL."""
+    shown = _QUERY_PASSWORD.sub(r"\1password=***", _USERINFO_PASSWORD.sub(r"\1:***@", url))
     return shown.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+def url_without_password(url: str) -> str:
+    """The URL with no password at all: what may be written to a file."""
+    base, _, query = _USERINFO_PASSWORD.sub(r"\1@", url).partition("?")
+    kept = [p for p in query.split("&") if p and not p.lower().startswith("password=")]
+    return base + ("?" + "&".join(kept) if kept else "")
+
+
+def has_password(url: str) -> bool:
+    return url_without_password(url) != url
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -95,7 +111,13 @@ class Store:
         else:
             kwargs["connect_args"] = {"connect_timeout": 10}
             kwargs["pool_pre_ping"] = True
-        engine = create_engine(url, **kwargs)
+        try:
+            engine = create_engine(url, **kwargs)
+        except (ArgumentError, ValueError) as e:
+            # A port that is not a number, a bracket left open: SQLAlchemy's message would
+            # repeat the URL, password included.
+            raise UserError(f"not a database URL: {safe_url(url)} ({type(e).__name__})"
+                            ) from None
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
         try:
@@ -572,4 +594,5 @@ def _escape_like(text: str) -> str:
     return re.sub(r"([\\%_])", r"\\\1", text)
 
 
-__all__ = ["Store", "metadata", "utcnow", "safe_url", "STATUSES"]
+__all__ = ["Store", "metadata", "utcnow", "safe_url", "url_without_password", "has_password",
+           "STATUSES"]
