@@ -110,3 +110,45 @@ def test_a_bad_database_url_is_one_line_without_its_password(tmp_path, url, show
     assert result.stderr.startswith(f"error: {shown}")
     assert PASSWORD not in result.stderr
     assert not (tmp_path / "c" / "locleg.toml").exists()
+
+
+# -- --where: what no database can run is one line, not a traceback (issue 8, item 17) ------
+
+
+@pytest.mark.parametrize("where, message", [
+    ("size < 1e999", "the number 1e999 at character 8 is out of range"),
+    (f"size < {10 ** 400}", "the number 100000000000…(401 digits) at character 8 is out of "
+                            "range"),
+    ("size < 99999999999999999999", "the number 99999999999999999999 at character 8 is out of "
+                                    "range"),
+    ("pages > 99999999999", "the number 99999999999 at character 9 is out of range for "
+                            "'pages' (at most 2,147,483,647 either way)"),
+    ("(" * 10_000 + "size < 1" + ")" * 10_000, "nested too deeply at character 101 (at most "
+                                               "100 levels of parentheses and 'not')"),
+    ("not " * 10_000 + "size < 1", "nested too deeply at character 401"),
+    (" or ".join(["size = 1"] * 5_000), "too long at character 6006 (at most 500 comparisons "
+                                        "and listed values)"),
+    ("size in (" + ",".join(["1"] * 40_000) + ")", "too long at character 1010"),
+])
+def test_a_where_no_database_can_run_is_one_line(tmp_path, where, message):
+    run_cli("init", str(tmp_path / "c"), check=True)
+    result = run_cli("extract", "--where", where, corpus=tmp_path / "c")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: --where: {message}")
+
+
+def test_the_widest_numbers_a_where_accepts_run_on_both_backends(corpus, tmp_path):
+    from locleg.extraction import plan
+    from locleg.importer import import_path
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "Lei1-2020.txt").write_bytes(b"LEI 1/2020")  # 10 bytes
+    import_path(corpus, tmp_path / "docs", 2918407)
+    for where, documents in [("size < 9223372036854775807", 1),
+                             ("size > -9223372036854775807", 1),
+                             ("size = 9007199254740993", 0),
+                             ("pages < 2147483647 or pages is null", 1),
+                             ("(" * 100 + "size > 0" + ")" * 100, 1),
+                             ("size in (" + ",".join(["10"] * 499) + ")", 1)]:
+        assert plan(corpus, None, where=where).documents == documents, where
