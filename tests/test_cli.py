@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
+from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from locleg.cli import cli
 from tests.conftest import run_cli
 
 
@@ -152,3 +157,85 @@ def test_the_widest_numbers_a_where_accepts_run_on_both_backends(corpus, tmp_pat
                              ("(" * 100 + "size > 0" + ")" * 100, 1),
                              ("size in (" + ",".join(["10"] * 499) + ")", 1)]:
         assert plan(corpus, None, where=where).documents == documents, where
+
+
+# -- data never drives the terminal (issue 8, item 17) --------------------------------------
+
+
+# A screen clear, a hyperlink hiding its target, a title change, a bell, a carriage return
+# that overwrites the line, the one-byte CSI, a bidi override, rich markup and an emoji code.
+HOSTILE = ("\x1b[2J\x1b]8;;http://evil.example/\x07clique\x1b]8;;\x07 \x1b]0;pwned\x07"
+           "moto-táxi\rOK \x9b31m [bold red]falso[/] \u202egnp.exe :warning:")
+RAW_CONTROLS = ("\x1b", "\x07", "\r", "\x9b", "\u202e")
+
+
+@pytest.fixture
+def hostile_corpus(tmp_path) -> Path:
+    """A corpus whose norm, document, page, extraction, problem and source carry HOSTILE."""
+    from locleg.corpus import init_corpus
+    from locleg.importer import import_path
+
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    (dump / "lei.txt").write_text("LEI Nº 7/2020 moto-táxi", encoding="utf-8")
+    with (dump / "manifest.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["file", "type", "number", "year", "ementa", "title", "url"])
+        writer.writerow(["lei.txt", "Lei\x1b[8m", "7", "2020", HOSTILE, "Anexo \x1b[5m",
+                         "http://example.org/\x1b[2Jlei.txt"])
+    corpus = init_corpus(tmp_path / "c")
+    try:
+        import_path(corpus, dump / "manifest.csv", 2918407)
+        version_id = corpus.store.versions_to_extract()[0]["id"]
+        corpus.store.save_extraction(
+            version_id,
+            {"status": "failed", "method": "plain", "backend": "plain\x1b[31m",
+             "error": "falhou\x1b[2J", "detail": HOSTILE, "pages": 1, "chars": len(HOSTILE)},
+            [{"number": 1, "method": "plain", "text": f"Art. 1º {HOSTILE}\r\nArt. 2º",
+              "detail": "\x1b[1A", "chars": len(HOSTILE)}])
+        corpus.store.record_problem("import", "lei.txt", f"problema {HOSTILE}")
+        corpus.store.record_run(corpus.store.sources()[0]["id"], datetime.now(UTC),
+                                f"erro {HOSTILE}")
+    finally:
+        corpus.close()
+    return tmp_path / "c"
+
+
+@pytest.mark.parametrize("args", [
+    ["show", "1"], ["show", "1", "--json"], ["search", "moto"], ["search", "moto", "--json"],
+    ["search", "moto", "--jsonl"], ["status"], ["sources", "list"],
+])
+def test_no_control_character_from_data_reaches_the_terminal(hostile_corpus, args):
+    result = CliRunner().invoke(cli, [*args, "--corpus", str(hostile_corpus)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert not [c for c in RAW_CONTROLS if c in out], out
+    if "--json" in args or "--jsonl" in args:
+        return
+    assert "\\x1b[2J" in out or "\\x1b" in out  # shown, visibly
+    if args[0] in ("show", "search"):
+        assert "[bold red]falso[/]" in out and ":warning:" in out  # markup and emoji as text
+        assert "\\u202egnp.exe" in out
+
+
+def test_show_prints_each_hostile_field_visibly(hostile_corpus):
+    out = CliRunner().invoke(cli, ["show", "1", "--corpus", str(hostile_corpus)],
+                             catch_exceptions=False).stdout
+    assert "Lei\\x1b[8m 7/2020" in out
+    assert "texto_integral – Anexo \\x1b[5m · http://example.org/\\x1b[2Jlei.txt" in out
+    assert "error: falhou\\x1b[2J" in out and "backend: plain\\x1b[31m" in out
+    assert "moto-táxi\\x0dOK \\x9b31m" in out
+    assert "Art. 1º" in out and "\nArt. 2º" in out  # a CRLF is a line break, not shown
+
+
+def test_an_error_line_with_data_stays_one_visible_line(tmp_path):
+    run_cli("init", str(tmp_path / "c"), check=True)
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    (dump / "manifest.csv").write_text("file,type,number,year\n\x1b[2J\x1b[1Asumiu.pdf,Lei,1,"
+                                       "2020\n", encoding="utf-8")
+    result = run_cli("import", str(dump / "manifest.csv"), "-j", "2918407",
+                     corpus=tmp_path / "c")
+    assert result.returncode == 2 and "\x1b" not in result.stderr
+    assert "file not found: \\x1b[2J\\x1b[1Asumiu.pdf" in result.stderr

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import click
 from rich.live import Live
-from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import update
 
@@ -22,6 +21,7 @@ from .cli import (
     err_console,
     opened,
     print_json,
+    printable,
     refresh_search,
 )
 from .errors import UserError
@@ -89,7 +89,7 @@ def sources_add(platform: str, url: str, jurisdiction: str, delay: str | None,
         found = asyncio.run(probe(base_url))
         settings = {"delay": chosen} if chosen is not None else {}
         source_id, new = register(corpus.store, place["ibge_code"], found, settings)
-    console.print(f"Found {escape(found.describe())}")
+    console.print(f"Found {printable(found.describe())}")
     if found.casa.get("uf") and found.casa["uf"] != place["uf"]:
         err_console.print(f"[yellow]warning:[/] the câmara says UF {found.casa['uf']}, "
                           f"the jurisdiction is in {place['uf']}")
@@ -184,10 +184,11 @@ def sources_list(as_json: bool, corpus_dir: Path | None) -> None:
         error = i["last_error"] or ""
         if i["parked_until"]:
             error = f"parked until {_when(i['parked_until'])}; {error}"
-        table.add_row(str(i["id"]), i["jurisdiction"], i["base_url"], i["version"] or "-",
+        table.add_row(str(i["id"]), printable(i["jurisdiction"]), printable(i["base_url"]),
+                      printable(i["version"] or "-"),
                       f"{delay} ({i['delay_from']})" if i["delay"] is not None else delay,
                       norms, pending, f"{i['failed']:,}", _when(i["last_success_at"]),
-                      _when(i["next_due_at"]), escape(error[:120]))
+                      _when(i["next_due_at"]), printable(error[:120]))
     console.print(table)
 
 
@@ -218,9 +219,9 @@ def discover_sapl(uf: str, concurrency: int, timeout: float, dry_run: bool,
     for f in report.found:
         mark = "new" if f["new"] else ("seen" if not dry_run else "")
         console.print(f"  {f['ibge_code']}  {f['name']:<32} {f['base_url']:<45} "
-                      f"SAPL {f['version'] or '3.1'}  {mark}")
+                      f"SAPL {printable(f['version'] or '3.1')}  {mark}")
     for host, why in report.refused:
-        console.print(f"  [yellow]not registered[/] {host}: {escape(why)}")
+        console.print(f"  [yellow]not registered[/] {host}: {printable(why)}")
     new = sum(1 for f in report.found if f["new"])
     console.print(f"Probed {report.probed:,} hosts of {uf.upper()}: {len(report.found):,} SAPL "
                   f"({new:,} new sources), {len(report.refused):,} answered but are not a SAPL "
@@ -318,7 +319,7 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
     )
     for h in report.parked:
         err_console.print(f"[yellow]parked:[/] {h.host} until {_when(h.parked_until)}: "
-                          f"{escape(h.last_error or '')}")
+                          f"{printable(h.last_error or '')}")
     if report.pending:
         when = _when(report.next_request_at)
         why = " (--max-time reached)" if report.stopped_by_deadline else ""

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import csv
-import json
 import sys
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
 from .cli import (
     cli,
     console,
     corpus_option,
     err_console,
+    json_text,
     opened,
     print_json,
+    printable,
     progress_bar,
 )
 from .config import corpus_path, read_settings
@@ -46,7 +46,7 @@ def ensure_fresh(store: Store, quiet: bool = False) -> None:
 
 def _marked(fragment: str) -> str:
     """Highlight markers as rich markup, everything else escaped."""
-    return escape(fragment).replace(MARK_START, "[bold yellow]").replace(MARK_END, "[/]")
+    return printable(fragment).replace(MARK_START, "[bold yellow]").replace(MARK_END, "[/]")
 
 
 @click.command()
@@ -91,7 +91,7 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
                                      for k, v in row.items()})
             else:
                 for row in rows:
-                    click.echo(json.dumps(row, ensure_ascii=False, default=str))
+                    click.echo(json_text(row, default=str))
             return
         result = run_search(corpus.store, request)
     if as_json:
@@ -115,8 +115,9 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
     for i, h in enumerate(result.hits, 1):
         title = f"{h.type_raw or h.type or 'norma'} nº {h.number or 's/n'}" + (
             f"/{h.year}" if h.year else "")
-        console.print(f"[bold]{i}. {escape(title)}[/] · {escape(h.jurisdiction)} ({h.uf})"
-                      + (f" · {h.date}" if h.date else "") + f"  [dim]norm {h.norm_id}[/]",
+        console.print(f"[bold]{i}. {printable(title)}[/] · {printable(h.jurisdiction)} "
+                      f"({printable(h.uf)})" + (f" · {printable(h.date)}" if h.date else "")
+                      + f"  [dim]norm {h.norm_id}[/]",
                       highlight=False)
         if h.ementa:
             console.print("   " + _ementa_text(h), highlight=False)
