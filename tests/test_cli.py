@@ -5,6 +5,11 @@ from __future__ import annotations
 import csv
 import json
 import os
+import random
+import re
+import shutil
+import subprocess
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -239,3 +244,139 @@ def test_an_error_line_with_data_stays_one_visible_line(tmp_path):
                      corpus=tmp_path / "c")
     assert result.returncode == 2 and "\x1b" not in result.stderr
     assert "file not found: \\x1b[2J\\x1b[1Asumiu.pdf" in result.stderr
+
+
+# -- a full disk is one line, and what was stored stays whole (issue 8, item 17) ------------
+
+
+class TinyDisk:
+    """A tmpfs of a few megabytes: a disk that really fills, then really grows."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def resize(self, size: str) -> None:
+        subprocess.run(["mount", "-o", f"remount,size={size}", str(self.path)], check=True)
+
+
+@pytest.fixture
+def tiny_disk():
+    # Not under tmp_path, whose 0700 parents PostgreSQL's own user cannot cross.
+    path = Path(tempfile.mkdtemp(prefix="locleg-tiny-disk-"))
+    path.chmod(0o755)
+    try:
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(path)],
+                                 capture_output=True, text=True)
+    except FileNotFoundError:
+        pytest.skip("a real full disk needs mount(8) to make a small tmpfs")
+    if mounted.returncode != 0:
+        pytest.skip("a real full disk needs a small tmpfs and mounting one was refused "
+                    f"({mounted.stderr.strip()}): run the suite as root to test it")
+    yield TinyDisk(path)
+    if subprocess.run(["umount", str(path)], capture_output=True).returncode != 0:
+        subprocess.run(["umount", "-l", str(path)], check=True)
+    path.rmdir()
+
+
+def _set(corpus: Path, key: str, value: str) -> None:
+    settings = corpus / "locleg.toml"
+    lines = [f"{key} = {json.dumps(value)}" if line.startswith(f"{key} =") else line
+             for line in settings.read_text(encoding="utf-8").splitlines()]
+    settings.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _disk_full_line(result: subprocess.CompletedProcess, where: str) -> None:
+    """WHERE: a regular expression for what was being written."""
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and re.fullmatch(
+        f"error: disk full while writing {where}: free space and run the command again; "
+        "nothing stored was lost", lines[0]), lines
+
+
+def test_a_full_disk_under_the_originals_is_one_line_and_loses_nothing(tmp_path, tiny_disk):
+    corpus = tmp_path / "c"
+    run_cli("init", str(corpus), check=True)
+    _set(corpus, "originals", str(tiny_disk.path / "originals"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rng = random.Random(28)
+    for i in range(4):  # 2.8 MB on a 2 MB disk
+        (docs / f"Lei{i}-2020.pdf").write_bytes(rng.randbytes(700_000))
+    result = run_cli("import", str(docs), "-j", "2918407", corpus=corpus)
+    _disk_full_line(result, f"{tiny_disk.path}/originals/[0-9a-f]{{2}}/[0-9a-f]{{64}}")
+    assert run_cli("check", corpus=corpus).returncode == 0
+    assert not list((tiny_disk.path / "originals" / ".tmp").iterdir())  # no half-written file
+    tiny_disk.resize("16m")
+    run_cli("import", str(docs), "-j", "2918407", corpus=corpus, check=True)
+    status = json.loads(run_cli("status", "--json", corpus=corpus, check=True).stdout)
+    assert (status["norms"], status["versions"]) == (4, 4)
+    assert "OK: 4 versions, 4 originals verified" in run_cli("check", corpus=corpus,
+                                                             check=True).stdout
+
+
+def _big_ementas(docs: Path, rows: int) -> Path:
+    """A manifest of small files whose ementas are long random text (compresses badly)."""
+    docs.mkdir()
+    rng = random.Random(17)
+    letters = "abcdefghijklmnopqrstuvwxyzáéíóúãõç ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    with (docs / "manifest.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["file", "type", "number", "year", "ementa"])
+        for i in range(rows):
+            (docs / f"l{i}.txt").write_text(f"LEI {i}", encoding="utf-8")
+            writer.writerow([f"l{i}.txt", "Lei", str(i), "2020",
+                             "".join(rng.choice(letters) for _ in range(100_000))])
+    return docs / "manifest.csv"
+
+
+def test_a_full_disk_under_the_sqlite_database_is_one_line_and_loses_nothing(tmp_path,
+                                                                              tiny_disk):
+    corpus = tmp_path / "c"
+    run_cli("init", str(corpus), check=True)
+    tiny_disk.resize(f"{(corpus / 'corpus.db').stat().st_size // 1024 + 512}k")
+    shutil.move(corpus / "corpus.db", tiny_disk.path / "corpus.db")
+    _set(corpus, "database", f"sqlite:///{tiny_disk.path}/corpus.db")
+    manifest = _big_ementas(tmp_path / "docs", 30)  # 3 MB of ementas
+    result = run_cli("import", str(manifest), "-j", "2918407", "--batch-size", "10",
+                     corpus=corpus)
+    _disk_full_line(result, "the database")
+    assert run_cli("check", corpus=corpus).returncode == 0
+    status = json.loads(run_cli("status", "--json", corpus=corpus, check=True).stdout)
+    assert status["norms"] == status["versions"] and status["norms"] % 10 == 0  # whole batches
+    tiny_disk.resize("64m")
+    run_cli("import", str(manifest), "-j", "2918407", corpus=corpus, check=True)
+    status = json.loads(run_cli("status", "--json", corpus=corpus, check=True).stdout)
+    assert (status["norms"], status["versions"]) == (30, 30)
+    assert run_cli("check", corpus=corpus).returncode == 0
+
+
+def test_a_full_disk_under_the_postgresql_database_is_one_line_and_loses_nothing(
+        tmp_path, tiny_disk, pg_server):
+    """The tables in a tablespace on the tiny disk: PostgreSQL says disk_full (53100)."""
+    import psycopg
+
+    shutil.chown(tiny_disk.path, "postgres", "postgres")
+    name = f"full{os.getpid()}"
+    tiny_disk.resize("24m")
+    with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+        conn.execute(f"CREATE TABLESPACE {name} LOCATION '{tiny_disk.path}'")
+        conn.execute(f"CREATE DATABASE {name} TABLESPACE {name}")
+    try:
+        corpus = tmp_path / "c"
+        run_cli("init", str(corpus), "--db", pg_server.url(name), check=True)
+        manifest = _big_ementas(tmp_path / "docs", 300)  # 30 MB of ementas
+        result = run_cli("import", str(manifest), "-j", "2918407", "--batch-size", "10",
+                         corpus=corpus)
+        _disk_full_line(result, "the PostgreSQL database")
+        assert run_cli("check", corpus=corpus).returncode == 0
+        status = json.loads(run_cli("status", "--json", corpus=corpus, check=True).stdout)
+        assert status["norms"] == status["versions"] and status["norms"] % 10 == 0
+        tiny_disk.resize("256m")
+        run_cli("import", str(manifest), "-j", "2918407", corpus=corpus, check=True)
+        status = json.loads(run_cli("status", "--json", corpus=corpus, check=True).stdout)
+        assert (status["norms"], status["versions"]) == (300, 300)
+    finally:
+        with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            conn.execute(f"DROP TABLESPACE IF EXISTS {name}")

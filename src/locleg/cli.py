@@ -26,7 +26,7 @@ from rich.table import Table
 from . import __version__
 from .config import PASSWORD_HINT, SETTINGS_FILE, corpus_path
 from .corpus import Corpus, init_corpus, open_corpus
-from .errors import CorpusDamaged, UserError
+from .errors import CorpusDamaged, UserError, disk_full
 from .store import STATUSES, safe_url
 from .store.db import has_password
 
@@ -297,6 +297,14 @@ def main() -> None:
     except UserError as e:
         err_console.print(f"[red]error:[/] {printable(e)}", highlight=False)
         sys.exit(e.exit_code)
+    except Exception as e:
+        # A full disk arrives from the OS, SQLite, PostgreSQL (even through a raw COPY) or
+        # the copier process: named here once; anything else is a bug and stays loud.
+        full = disk_full(e)
+        if full is None:
+            raise
+        err_console.print(f"[red]error:[/] {printable(full)}", highlight=False)
+        sys.exit(1)
     except KeyboardInterrupt:
         err_console.print("interrupted: what was committed is kept; run the command again")
         sys.exit(130)
