@@ -207,7 +207,8 @@ def import_(target: Path, jurisdiction: str | None, batch_size: int,
     if report.problems:
         for p in report.problems[:10]:
             err_console.print(f"[red]problem:[/] {printable(p)}")
-        raise UserError(f"{len(report.problems)} file(s) could not be read (see `locleg status`)")
+        raise UserError(f"{len(report.problems)} file(s) skipped or unreadable, the rest imported "
+                        "(see `locleg status`)")
 
 
 @cli.command()

@@ -171,7 +171,7 @@ def open_in_dump(root: str, path: str) -> int:
     the copy too. RefusedFile says why, naming the path inside the dump.
     """
     if not path.startswith(root + os.sep):
-        raise RefusedFile(f"{path} is outside {root}")
+        raise RefusedFile(f"{storable_path(path)} is outside {storable_path(root)}")
     relative = path[len(root) + 1:]
     parts = relative.split(os.sep)
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
@@ -188,7 +188,7 @@ def open_in_dump(root: str, path: str) -> int:
             os.close(fd)
             fd = opened
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise RefusedFile(f"{relative} is not a regular file")
+            raise RefusedFile(f"{storable_path(relative)} is not a regular file")
     except BaseException:
         os.close(fd)
         raise
@@ -198,14 +198,14 @@ def open_in_dump(root: str, path: str) -> int:
 def _refused(root: str, parts: list[str], relative: str, error: OSError) -> RefusedFile:
     """Why opening the path up to PARTS failed, in the dump's own terms."""
     partial = os.path.join(root, *parts)
-    shown = "/".join(parts)
+    shown, relative = storable_path("/".join(parts)), storable_path(relative)
     try:
         is_link = stat.S_ISLNK(os.lstat(partial).st_mode)
     except OSError:
         is_link = False
     if is_link:
         what = relative if shown == relative else f"{relative}: its folder {shown}"
-        return RefusedFile(f"{what} is a symbolic link (to {os.readlink(partial)}): links in a "
+        return RefusedFile(f"{what} is a symbolic link (to {_link_target(partial)}): links in a "
                            "dump are never followed")
     if error.errno in (errno.ENOENT, errno.ENOTDIR):
         return RefusedFile(f"file not found: {relative}")
@@ -215,6 +215,13 @@ def _refused(root: str, parts: list[str], relative: str, error: OSError) -> Refu
 def storable_path(path: str) -> str:
     """A path as text the database accepts: bytes of a non-UTF-8 name become \\xNN."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _link_target(link: str) -> str:
+    try:
+        return storable_path(os.readlink(link))
+    except OSError as e:  # replaced since it was seen
+        return f"unreadable: {e.strerror}"
 
 
 def _folder_files(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
@@ -238,7 +245,7 @@ def _folder_files(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
                 continue
             relative = f"{inside}/{item.name}" if inside else item.name
             if item.is_symlink():
-                skipped.append((relative, f"a symbolic link (to {os.readlink(item.path)}): "
+                skipped.append((relative, f"a symbolic link (to {_link_target(item.path)}): "
                                           "links in a dump are never followed"))
             elif item.is_dir(follow_symlinks=False):
                 folders.append(relative)
