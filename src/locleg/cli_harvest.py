@@ -91,7 +91,7 @@ def sources_add(platform: str, url: str, jurisdiction: str, delay: str | None,
         source_id, new = register(corpus.store, place["ibge_code"], found, settings)
     console.print(f"Found {printable(found.describe())}")
     if found.casa.get("uf") and found.casa["uf"] != place["uf"]:
-        err_console.print(f"[yellow]warning:[/] the câmara says UF {found.casa['uf']}, "
+        err_console.print(f"[yellow]warning:[/] the câmara says UF {printable(found.casa['uf'])}, "
                           f"the jurisdiction is in {place['uf']}")
     verb = "Added" if new else "Already known:"
     console.print(f"{verb} source {source_id} for {place['name']} ({place['uf']}) "
