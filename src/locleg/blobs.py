@@ -74,7 +74,7 @@ class BlobStore:
         except BaseException as e:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(partial)
-            if isinstance(e, OSError) and e.filename is None:
+            if isinstance(e, OSError) and e.errno is not None and e.filename is None:
                 # write() names no file: say which original (a full disk says where).
                 raise OSError(e.errno, e.strerror, final) from e
             raise
