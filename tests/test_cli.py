@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+
+from locleg.cli import cli
 from tests.conftest import run_cli
 
 
@@ -41,3 +54,329 @@ def test_unknown_search_gives_a_clear_line(tmp_path):
     run_cli("init", str(tmp_path / "c"), check=True)
     result = run_cli("jurisdictions", "--search", "atlantida", corpus=tmp_path / "c")
     assert result.returncode == 2 and result.stderr.startswith("error: no jurisdiction matches")
+
+
+# -- the database password is never written nor shown (issue 8, item 17) --------------------
+
+
+PASSWORD = "hunter2-s3cret"
+
+
+@pytest.fixture
+def password_database(pg_server) -> str:
+    """A database whose role must give a password (scram), on the suite's server."""
+    import psycopg
+
+    role = f"pw{os.getpid()}"
+    hba = pg_server.data / "pg_hba.conf"
+    rule = f"host all {role} 127.0.0.1/32 scram-sha-256\n"
+    if rule not in hba.read_text():
+        hba.write_text(rule + hba.read_text())  # first match wins: before the trust lines
+    with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{PASSWORD}'")
+        conn.execute(f"CREATE DATABASE {role} OWNER {role}")
+        conn.execute("SELECT pg_reload_conf()")
+    return f"postgresql://{role}:{PASSWORD}@127.0.0.1:{pg_server.port}/{role}"
+
+
+def test_the_password_stays_out_of_the_settings_file_and_every_message(tmp_path,
+                                                                       password_database):
+    corpus = tmp_path / "c"
+    created = run_cli("init", str(corpus), "--db", password_database, check=True)
+    assert PASSWORD not in created.stdout + created.stderr
+    assert "The password is not written to locleg.toml" in created.stdout
+    settings = (corpus / "locleg.toml").read_text(encoding="utf-8")
+    assert PASSWORD not in settings
+    assert password_database.replace(f":{PASSWORD}@", "@") in settings
+
+    refused = run_cli("status", corpus=corpus)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert PASSWORD not in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert "the password is not kept in locleg.toml: give the password to every command " \
+           "with LOCLEG_DATABASE_URL" in refused.stderr
+
+    by_env = run_cli("status", corpus=corpus, env={"LOCLEG_DATABASE_URL": password_database},
+                     check=True)
+    assert "postgresql://" in by_env.stdout and PASSWORD not in by_env.stdout
+    pgpass = tmp_path / "pgpass"
+    role = password_database.rsplit("/", 1)[1]
+    pgpass.write_text(f"127.0.0.1:*:{role}:{role}:{PASSWORD}\n", encoding="utf-8")
+    pgpass.chmod(0o600)
+    run_cli("status", corpus=corpus, env={"PGPASSFILE": str(pgpass)}, check=True)
+
+
+@pytest.mark.parametrize("url, shown", [
+    ("mysql://u:hunter2-s3cret@h/db", "unsupported database URL 'mysql://u:***@h/db'"),
+    ("postgresql://u:hunter2-s3cret@h:notaport/db",
+     "not a database URL: postgresql://u:***@h:notaport/db"),
+    ("postgresql://u:hunter2-s3cret@[::1/db", "not a database URL: postgresql://u:***@[::1/db"),
+    ("postgresql://u@127.0.0.1:9/db?password=hunter2-s3cret",
+     "cannot reach the database postgresql://u@127.0.0.1:9/db?password=***"),
+])
+def test_a_bad_database_url_is_one_line_without_its_password(tmp_path, url, shown):
+    result = run_cli("init", str(tmp_path / "c"), "--db", url)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"error: {shown}")
+    assert PASSWORD not in result.stderr
+    assert not (tmp_path / "c" / "locleg.toml").exists()
+
+
+# -- --where: what no database can run is one line, not a traceback (issue 8, item 17) ------
+
+
+@pytest.mark.parametrize("where, message", [
+    ("size < 1e999", "the number 1e999 at character 8 is out of range"),
+    (f"size < {10 ** 400}", "the number 100000000000…(401 digits) at character 8 is out of "
+                            "range"),
+    ("size < 99999999999999999999", "the number 99999999999999999999 at character 8 is out of "
+                                    "range"),
+    ("pages > 99999999999", "the number 99999999999 at character 9 is out of range for "
+                            "'pages' (at most 2,147,483,647 either way)"),
+    ("(" * 10_000 + "size < 1" + ")" * 10_000, "nested too deeply at character 101 (at most "
+                                               "100 levels of parentheses and 'not')"),
+    ("not " * 10_000 + "size < 1", "nested too deeply at character 401"),
+    (" or ".join(["size = 1"] * 5_000), "too long at character 6006 (at most 500 comparisons "
+                                        "and listed values)"),
+    ("size in (" + ",".join(["1"] * 40_000) + ")", "too long at character 1010"),
+])
+def test_a_where_no_database_can_run_is_one_line(tmp_path, where, message):
+    run_cli("init", str(tmp_path / "c"), check=True)
+    result = run_cli("extract", "--where", where, corpus=tmp_path / "c")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: --where: {message}")
+
+
+def test_the_widest_numbers_a_where_accepts_run_on_both_backends(corpus, tmp_path):
+    from locleg.extraction import plan
+    from locleg.importer import import_path
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "Lei1-2020.txt").write_bytes(b"LEI 1/2020")  # 10 bytes
+    import_path(corpus, tmp_path / "docs", 2918407)
+    for where, documents in [("size < 9223372036854775807", 1),
+                             ("size > -9223372036854775807", 1),
+                             ("size = 9007199254740993", 0),
+                             ("pages < 2147483647 or pages is null", 1),
+                             ("(" * 100 + "size > 0" + ")" * 100, 1),
+                             ("size in (" + ",".join(["10"] * 499) + ")", 1)]:
+        assert plan(corpus, None, where=where).documents == documents, where
+
+
+# -- data never drives the terminal (issue 8, item 17) --------------------------------------
+
+
+# A screen clear, a hyperlink hiding its target, a title change, a bell, a carriage return
+# that overwrites the line, the one-byte CSI, a bidi override, rich markup and an emoji code.
+HOSTILE = ("\x1b[2J\x1b]8;;http://evil.example/\x07clique\x1b]8;;\x07 \x1b]0;pwned\x07"
+           "moto-táxi\rOK \x9b31m [bold red]falso[/] \u202egnp.exe :warning:")
+RAW_CONTROLS = ("\x1b", "\x07", "\r", "\x9b", "\u202e")
+
+
+@pytest.fixture
+def hostile_corpus(tmp_path) -> Path:
+    """A corpus whose norm, document, page, extraction, problem and source carry HOSTILE."""
+    from locleg.corpus import init_corpus
+    from locleg.importer import import_path
+
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    (dump / "lei.txt").write_text("LEI Nº 7/2020 moto-táxi", encoding="utf-8")
+    with (dump / "manifest.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["file", "type", "number", "year", "ementa", "title", "url"])
+        writer.writerow(["lei.txt", "Lei\x1b[8m", "7", "2020", HOSTILE, "Anexo \x1b[5m",
+                         "http://example.org/\x1b[2Jlei.txt"])
+    corpus = init_corpus(tmp_path / "c")
+    try:
+        import_path(corpus, dump / "manifest.csv", 2918407)
+        version_id = corpus.store.versions_to_extract()[0]["id"]
+        corpus.store.save_extraction(
+            version_id,
+            {"status": "failed", "method": "plain", "backend": "plain\x1b[31m",
+             "error": "falhou\x1b[2J", "detail": HOSTILE, "pages": 1, "chars": len(HOSTILE)},
+            [{"number": 1, "method": "plain", "text": f"Art. 1º {HOSTILE}\r\nArt. 2º",
+              "detail": "\x1b[1A", "chars": len(HOSTILE)}])
+        corpus.store.record_problem("import", "lei.txt", f"problema {HOSTILE}")
+        corpus.store.record_run(corpus.store.sources()[0]["id"], datetime.now(UTC),
+                                f"erro {HOSTILE}")
+    finally:
+        corpus.close()
+    return tmp_path / "c"
+
+
+@pytest.mark.parametrize("args", [
+    ["show", "1"], ["show", "1", "--json"], ["search", "moto"], ["search", "moto", "--json"],
+    ["search", "moto", "--jsonl"], ["status"], ["sources", "list"],
+])
+def test_no_control_character_from_data_reaches_the_terminal(hostile_corpus, args):
+    result = CliRunner().invoke(cli, [*args, "--corpus", str(hostile_corpus)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert not [c for c in RAW_CONTROLS if c in out], out
+    if "--json" in args or "--jsonl" in args:
+        return
+    assert "\\x1b[2J" in out or "\\x1b" in out  # shown, visibly
+    if args[0] in ("show", "search"):
+        assert "[bold red]falso[/]" in out and ":warning:" in out  # markup and emoji as text
+        assert "\\u202egnp.exe" in out
+
+
+def test_show_prints_each_hostile_field_visibly(hostile_corpus):
+    out = CliRunner().invoke(cli, ["show", "1", "--corpus", str(hostile_corpus)],
+                             catch_exceptions=False).stdout
+    assert "Lei\\x1b[8m 7/2020" in out
+    assert "texto_integral – Anexo \\x1b[5m · http://example.org/\\x1b[2Jlei.txt" in out
+    assert "error: falhou\\x1b[2J" in out and "backend: plain\\x1b[31m" in out
+    assert "moto-táxi\\x0dOK \\x9b31m" in out
+    assert "Art. 1º" in out and "\nArt. 2º" in out  # a CRLF is a line break, not shown
+
+
+def test_an_error_line_with_data_stays_one_visible_line(tmp_path):
+    run_cli("init", str(tmp_path / "c"), check=True)
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    (dump / "manifest.csv").write_text("file,type,number,year\n\x1b[2J\x1b[1Asumiu.pdf,Lei,1,"
+                                       "2020\n", encoding="utf-8")
+    result = run_cli("import", str(dump / "manifest.csv"), "-j", "2918407",
+                     corpus=tmp_path / "c")
+    assert result.returncode == 2 and "\x1b" not in result.stderr
+    assert "file not found: \\x1b[2J\\x1b[1Asumiu.pdf" in result.stderr
+
+
+# -- a full disk is one line, and what was stored stays whole (issue 8, item 17) ------------
+
+
+class TinyDisk:
+    """A tmpfs of a few megabytes: a disk that really fills, then really grows."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def resize(self, size: str) -> None:
+        subprocess.run(["mount", "-o", f"remount,size={size}", str(self.path)], check=True)
+
+
+@pytest.fixture
+def tiny_disk():
+    # Not under tmp_path, whose 0700 parents PostgreSQL's own user cannot cross.
+    path = Path(tempfile.mkdtemp(prefix="locleg-tiny-disk-"))
+    path.chmod(0o755)
+    try:
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(path)],
+                                 capture_output=True, text=True)
+    except FileNotFoundError:
+        pytest.skip("a real full disk needs mount(8) to make a small tmpfs")
+    if mounted.returncode != 0:
+        pytest.skip("a real full disk needs a small tmpfs and mounting one was refused "
+                    f"({mounted.stderr.strip()}): run the suite as root to test it")
+    yield TinyDisk(path)
+    if subprocess.run(["umount", str(path)], capture_output=True).returncode != 0:
+        subprocess.run(["umount", "-l", str(path)], check=True)
+    path.rmdir()
+
+
+def _set(corpus: Path, key: str, value: str) -> None:
+    settings = corpus / "locleg.toml"
+    lines = [f"{key} = {json.dumps(value)}" if line.startswith(f"{key} =") else line
+             for line in settings.read_text(encoding="utf-8").splitlines()]
+    settings.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _disk_full_line(result: subprocess.CompletedProcess, where: str) -> None:
+    """WHERE: a regular expression for what was being written."""
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and re.fullmatch(
+        f"error: disk full while writing {where}: free space and run the command again; "
+        "nothing stored was lost", lines[0]), lines
+
+
+def test_a_full_disk_under_the_originals_is_one_line_and_loses_nothing(tmp_path, tiny_disk):
+    corpus = tmp_path / "c"
+    run_cli("init", str(corpus), check=True)
+    _set(corpus, "originals", str(tiny_disk.path / "originals"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rng = random.Random(28)
+    for i in range(4):  # 2.8 MB on a 2 MB disk
+        (docs / f"Lei{i}-2020.pdf").write_bytes(rng.randbytes(700_000))
+    result = run_cli("import", str(docs), "-j", "2918407", corpus=corpus)
+    _disk_full_line(result, f"{tiny_disk.path}/originals/[0-9a-f]{{2}}/[0-9a-f]{{64}}")
+    assert run_cli("check", corpus=corpus).returncode == 0
+    assert not list((tiny_disk.path / "originals" / ".tmp").iterdir())  # no half-written file
+    tiny_disk.resize("16m")
+    run_cli("import", str(docs), "-j", "2918407", corpus=corpus, check=True)
+    status = json.loads(run_cli("status", "--json", corpus=corpus, check=True).stdout)
+    assert (status["norms"], status["versions"]) == (4, 4)
+    assert "OK: 4 versions, 4 originals verified" in run_cli("check", corpus=corpus,
+                                                             check=True).stdout
+
+
+def _big_ementas(docs: Path, rows: int) -> Path:
+    """A manifest of small files whose ementas are long random text (compresses badly)."""
+    docs.mkdir()
+    rng = random.Random(17)
+    letters = "abcdefghijklmnopqrstuvwxyzáéíóúãõç ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    with (docs / "manifest.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["file", "type", "number", "year", "ementa"])
+        for i in range(rows):
+            (docs / f"l{i}.txt").write_text(f"LEI {i}", encoding="utf-8")
+            writer.writerow([f"l{i}.txt", "Lei", str(i), "2020",
+                             "".join(rng.choice(letters) for _ in range(100_000))])
+    return docs / "manifest.csv"
+
+
+def test_a_full_disk_under_the_sqlite_database_is_one_line_and_loses_nothing(tmp_path,
+                                                                              tiny_disk):
+    corpus = tmp_path / "c"
+    run_cli("init", str(corpus), check=True)
+    tiny_disk.resize(f"{(corpus / 'corpus.db').stat().st_size // 1024 + 512}k")
+    shutil.move(corpus / "corpus.db", tiny_disk.path / "corpus.db")
+    _set(corpus, "database", f"sqlite:///{tiny_disk.path}/corpus.db")
+    manifest = _big_ementas(tmp_path / "docs", 30)  # 3 MB of ementas
+    result = run_cli("import", str(manifest), "-j", "2918407", "--batch-size", "10",
+                     corpus=corpus)
+    _disk_full_line(result, "the database")
+    assert run_cli("check", corpus=corpus).returncode == 0
+    status = json.loads(run_cli("status", "--json", corpus=corpus, check=True).stdout)
+    assert status["norms"] == status["versions"] and status["norms"] % 10 == 0  # whole batches
+    tiny_disk.resize("64m")
+    run_cli("import", str(manifest), "-j", "2918407", corpus=corpus, check=True)
+    status = json.loads(run_cli("status", "--json", corpus=corpus, check=True).stdout)
+    assert (status["norms"], status["versions"]) == (30, 30)
+    assert run_cli("check", corpus=corpus).returncode == 0
+
+
+def test_a_full_disk_under_the_postgresql_database_is_one_line_and_loses_nothing(
+        tmp_path, tiny_disk, pg_server):
+    """The tables in a tablespace on the tiny disk: PostgreSQL says disk_full (53100)."""
+    import psycopg
+
+    shutil.chown(tiny_disk.path, "postgres", "postgres")
+    name = f"full{os.getpid()}"
+    tiny_disk.resize("24m")
+    with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+        conn.execute(f"CREATE TABLESPACE {name} LOCATION '{tiny_disk.path}'")
+        conn.execute(f"CREATE DATABASE {name} TABLESPACE {name}")
+    try:
+        corpus = tmp_path / "c"
+        run_cli("init", str(corpus), "--db", pg_server.url(name), check=True)
+        manifest = _big_ementas(tmp_path / "docs", 300)  # 30 MB of ementas
+        result = run_cli("import", str(manifest), "-j", "2918407", "--batch-size", "10",
+                         corpus=corpus)
+        _disk_full_line(result, "the PostgreSQL database")
+        assert run_cli("check", corpus=corpus).returncode == 0
+        status = json.loads(run_cli("status", "--json", corpus=corpus, check=True).stdout)
+        assert status["norms"] == status["versions"] and status["norms"] % 10 == 0
+        tiny_disk.resize("256m")
+        run_cli("import", str(manifest), "-j", "2918407", corpus=corpus, check=True)
+        status = json.loads(run_cli("status", "--json", corpus=corpus, check=True).stdout)
+        assert (status["norms"], status["versions"]) == (300, 300)
+    finally:
+        with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            conn.execute(f"DROP TABLESPACE IF EXISTS {name}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import random
 import signal
 import subprocess
@@ -13,7 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from locleg.importer import import_path, infer_from_file_name
+from locleg.corpus import init_corpus
+from locleg.dump import infer_from_file_name
+from locleg.errors import ManifestError
+from locleg.importer import import_path
+from locleg.store.limits import refusal
+from locleg.store.schema import norm as norm_table
 from tests.conftest import run_cli
 
 JUAZEIRO = 2918407
@@ -264,3 +270,242 @@ def test_a_manifest_cannot_pull_files_from_outside_its_folder(cli_corpus, dump, 
     err = _one_error_line(run_cli("import", str(manifest), "-j", str(JUAZEIRO),
                                   corpus=cli_corpus))
     assert "line 2: ../secret.txt is outside the manifest's folder" in err
+
+
+# -- links: nothing outside the dump reaches the corpus (issue 8, item 10) ------------------
+
+
+SECRET = "root:x:0:0:the secret that must not be imported\n"
+
+
+def _no_original_holds(corpus, text: str) -> None:
+    for digest in corpus.blobs:
+        assert text.encode() not in corpus.blobs.read(digest)
+
+
+@pytest.fixture
+def secret(tmp_path) -> Path:
+    """A file and a folder outside the dump, as /etc/passwd and /etc are."""
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc" / "passwd").write_text(SECRET, encoding="utf-8")
+    return tmp_path / "etc"
+
+
+@pytest.mark.parametrize("named, make_link, message", [
+    ("passwd.txt", lambda dump, etc: (dump / "passwd.txt").symlink_to(etc / "passwd"),
+     "line 3: passwd.txt is a symbolic link (to {etc}/passwd): links in a dump are never "
+     "followed"),
+    ("linked/passwd", lambda dump, etc: (dump / "linked").symlink_to(etc),
+     "line 3: linked/passwd: its folder linked is a symbolic link (to {etc})"),
+])
+def test_a_manifest_naming_a_link_is_rejected_whole(corpus, dump, secret, named, make_link,
+                                                    message):
+    make_link(dump, secret)
+    manifest = write_manifest(dump, [
+        {"file": "lei2199.txt", "type": "Lei", "number": "1", "year": "2011"},
+        {"file": named, "type": "Lei", "number": "2", "year": "2011"},
+    ])
+    with pytest.raises(ManifestError) as raised:
+        import_path(corpus, manifest, JUAZEIRO)
+    assert message.format(etc=secret) in str(raised.value)
+    assert "nothing was imported" in str(raised.value)
+    assert corpus.store.status()["norms"] == 0 and not list(corpus.blobs)
+
+
+def test_a_bare_folder_skips_links_and_records_each_as_a_problem(corpus, tmp_path, secret):
+    folder = tmp_path / "pdfs"
+    (folder / "2014").mkdir(parents=True)
+    (folder / "2014" / "Lei1167-2014.txt").write_text("LEI Nº 1.167", encoding="utf-8")
+    (folder / "passwd.txt").symlink_to(secret / "passwd")
+    (folder / "2014" / "Lei12-2014.txt").symlink_to(folder / "2014" / "Lei1167-2014.txt")
+    (folder / "etc").symlink_to(secret)
+    os.mkfifo(folder / "pipe")
+    report = import_path(corpus, folder, JUAZEIRO)
+    assert (report.files, report.norms) == (1, 1)
+    assert sorted(report.problems) == [
+        f"skipped 2014/Lei12-2014.txt: a symbolic link (to {folder}/2014/Lei1167-2014.txt): "
+        "links in a dump are never followed",
+        f"skipped etc: a symbolic link (to {secret}): links in a dump are never followed",
+        f"skipped passwd.txt: a symbolic link (to {secret}/passwd): links in a dump are "
+        "never followed",
+        "skipped pipe: not a regular file",
+    ]
+    recorded = corpus.store.problems()
+    assert sorted(p["subject"] for p in recorded) == [
+        f"{folder}/2014/Lei12-2014.txt", f"{folder}/etc", f"{folder}/passwd.txt",
+        f"{folder}/pipe"]
+    assert {p["stage"] for p in recorded} == {"import"}
+    _no_original_holds(corpus, SECRET)
+
+
+@pytest.mark.parametrize("swap", ["file", "folder"])
+def test_a_file_swapped_for_a_link_after_validation_is_not_followed(corpus, dump, secret,
+                                                                    swap):
+    """The copy opens each file again through no link: validation alone would be a race."""
+    (dump / "sub").mkdir()
+    (dump / "sub" / "passwd").write_text("an honest norm", encoding="utf-8")
+    manifest = write_manifest(dump, [
+        {"file": "lei2199.txt", "type": "Lei", "number": "1", "year": "2011"},
+        {"file": "sub/passwd", "type": "Lei", "number": "2", "year": "2011"},
+    ])
+
+    def swap_in_a_link(_count: int) -> None:
+        if swap == "file":
+            (dump / "sub" / "passwd").unlink()
+            (dump / "sub" / "passwd").symlink_to(secret / "passwd")
+        else:
+            (dump / "sub").rename(dump / "sub-old")
+            (dump / "sub").symlink_to(secret)
+
+    report = import_path(corpus, manifest, JUAZEIRO, on_planned=swap_in_a_link)
+    assert report.files == 1
+    what = "sub/passwd" if swap == "file" else "sub/passwd: its folder sub"
+    assert report.problems == [f"{what} is a symbolic link (to {secret}"
+                               f"{'/passwd' if swap == 'file' else ''}): links in a dump are "
+                               "never followed"]
+    assert [p["message"] for p in corpus.store.problems()] == report.problems
+    _no_original_holds(corpus, SECRET)
+
+
+# -- what the database would refuse is found up front (issue 8, item 16) --------------------
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("ementa", "Dispõe\x00sobre", "line 3, column 'ementa': contains a NUL character (U+0000)"),
+    ("file", "lei\x00.txt", "line 3, column 'file': contains a NUL character (U+0000)"),
+    ("number", "1" * 33, "line 3, column 'number': is longer than 32 characters (33)"),
+    ("native_id", "{random:3000}", "line 3, column 'native_id': is longer than 2,000 bytes "
+                                   "(3,000), the most an indexed text can hold"),
+    ("url", "https://example.org/{random:3000}", "line 3, column 'url': is longer than 2,000 "
+                                                 "bytes (3,020)"),
+    ("year", str(10 ** 30), "line 3: bad year '10000000000000000000' (four digits"),
+    ("jurisdiction", str(10 ** 30), "line 3: jurisdiction '1" + "0" * 30 + "' is not an IBGE "
+                                    "code"),
+])
+def test_a_value_the_database_would_refuse_rejects_the_manifest_whole(corpus, dump, field,
+                                                                       value, message):
+    rng = random.Random(8)
+    if "{random:3000}" in value:
+        # Random text, as PostgreSQL's btree cannot compress it below its limit.
+        value = value.replace("{random:3000}",
+                              "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789")
+                                      for _ in range(3000)))
+    bad = {"file": "decreto45.txt", "type": "Decreto", "number": "45", "year": "2013",
+           field: value}
+    manifest = write_manifest(dump, [
+        {"file": "lei2199.txt", "type": "Lei", "number": "1", "year": "2011"}, bad,
+    ], MANIFEST_HEADER + ["jurisdiction"])
+    with pytest.raises(ManifestError) as raised:
+        # One row per batch: before, PostgreSQL took line 2 and then failed on line 3.
+        import_path(corpus, manifest, JUAZEIRO, batch_size=1)
+    assert message in str(raised.value)
+    assert corpus.store.status()["norms"] == 0
+
+
+def test_column_limits_come_from_the_schema():
+    assert refusal(norm_table.c.number, "1" * norm_table.c.number.type.length) is None
+    assert refusal(norm_table.c.number, "1" * (norm_table.c.number.type.length + 1))
+    assert refusal(norm_table.c.year, 2 ** 31) == ("is out of range (-2,147,483,648 to "
+                                                   "2,147,483,647)")
+    assert refusal(norm_table.c.ementa, "x\ud800") == ("contains a lone surrogate (U+D800), "
+                                                       "not a character")
+    assert refusal(norm_table.c.ementa, "x" * 100_000) is None  # not indexed: no limit
+
+
+def test_a_file_name_that_is_not_utf8_is_imported_under_an_escaped_name(corpus, tmp_path):
+    """Old Windows servers wrote Latin-1 names; the database takes only valid text."""
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    with open(os.path.join(os.fsencode(folder), b"Resolu\xe7\xe3o 12-2014.txt"), "wb") as f:
+        f.write("RESOLUÇÃO Nº 12/2014".encode())
+    report = import_path(corpus, folder, JUAZEIRO)
+    assert (report.files, report.problems) == (1, [])
+    with corpus.store.engine.connect() as conn:
+        row = conn.exec_driver_sql("SELECT native_id, type_raw, number, year FROM norm").one()
+    assert tuple(row) == ("Resolu\\xe7\\xe3o 12-2014.txt", "Resolução", "12", 2014)
+
+
+# -- encodings, separators and rows of one norm (issue 8, item 17) --------------------------
+
+
+EMENTA = "Dispõe sobre a criação do Conselho Municipal de Educação e dá outras providências"
+
+
+@pytest.mark.parametrize("encoding, delimiter", [
+    ("cp1252", ","), ("latin-1", ","), ("utf-16", ","), ("cp1252", ";"), ("utf-8-sig", ";"),
+])
+def test_a_manifest_in_a_windows_encoding_keeps_its_accents(corpus, dump, encoding, delimiter):
+    ementa = EMENTA + (" – “Lei Seca”" if encoding == "cp1252" else "")
+    manifest = dump / "manifest.csv"
+    with manifest.open("w", newline="", encoding=encoding) as f:
+        writer = csv.writer(f, delimiter=delimiter)
+        writer.writerow(["file", "type", "number", "year", "date", "ementa"])
+        writer.writerow(["lei2199.txt", "Resolução", "2199", "2011", "27/06/2011", ementa])
+        writer.writerow(["decreto45.txt", "Decreto", "45-A", "2013", "", "Regulamentação"])
+    import_path(corpus, manifest, JUAZEIRO)
+    with corpus.store.engine.connect() as conn:
+        rows = dict(conn.exec_driver_sql("SELECT type_raw, ementa FROM norm").all())
+    assert rows == {"Resolução": ementa, "Decreto": "Regulamentação"}
+
+
+def test_a_stray_byte_in_a_utf8_manifest_names_its_line(cli_corpus, dump):
+    rows = [{"file": "lei2199.txt", "type": "Lei", "number": str(i), "year": "2011",
+             "ementa": EMENTA} for i in range(50)]
+    manifest = write_manifest(dump, rows)
+    data = manifest.read_bytes().replace(b"number,year", b"number,year", 1)
+    lines = data.split(b"\n")
+    lines[40] = lines[40].replace("Educação".encode(), "Educa\xe7\xe3o".encode("latin-1"))
+    manifest.write_bytes(b"\n".join(lines))
+    err = _one_error_line(run_cli("import", str(manifest), "-j", str(JUAZEIRO),
+                                  corpus=cli_corpus))
+    assert ("error: manifest.csv line 41: not utf-8 text (invalid continuation byte); save it "
+            "as UTF-8") in err
+
+
+def test_rows_of_one_norm_that_disagree_reject_the_manifest(corpus, dump):
+    manifest = write_manifest(dump, [
+        {"file": "lei2199.txt", "type": "Lei", "number": "2199", "year": "2011",
+         "native_id": "1461", "ementa": "Moto-táxi."},
+        {"file": "decreto45.txt", "type": "Decreto", "number": "45", "year": "2013"},
+        {"file": "lei2199-anexo.txt", "type": "Lei", "number": "2199", "year": "2011",
+         "native_id": "1461", "role": "anexo", "ementa": "Outra ementa."},
+    ])
+    with pytest.raises(ManifestError) as raised:
+        import_path(corpus, manifest, JUAZEIRO)
+    assert ("manifest.csv line 4: native_id '1461' repeats line 2 with a different ementa"
+            in str(raised.value))
+    assert corpus.store.status()["norms"] == 0
+
+
+def _norms(corpus) -> list[tuple]:
+    with corpus.store.engine.connect() as conn:
+        return [tuple(r) for r in conn.exec_driver_sql(
+            "SELECT native_id, type_raw, number, year, date, ementa, url FROM norm "
+            "ORDER BY native_id")]
+
+
+def test_rows_of_one_norm_give_the_same_norm_whatever_the_batch_size(tmp_path, dump,
+                                                                     database_url, request):
+    """An anexo row that leaves the ementa empty must not empty it when it lands later."""
+    manifest = write_manifest(dump, [
+        {"file": "lei2199-anexo.txt", "type": "Lei", "number": "2199", "year": "2011",
+         "native_id": "1461", "role": "anexo", "title": "Anexo I"},
+        {"file": "lei2199.txt", "type": "Lei", "number": "2199", "year": "2011",
+         "native_id": "1461", "date": "2011-06-27", "ementa": "Moto-táxi."},
+        {"file": "decreto45.txt", "type": "Decreto", "number": "45", "year": "2013"},
+        {"file": "lei2199-anexo.txt", "native_id": "1461", "type": "", "number": "",
+         "year": "", "url": "http://example.org/anexo2"},
+    ])
+    outcomes = []
+    for i, batch_size in enumerate((1, 1000)):
+        url = database_url and request.getfixturevalue("pg_server").create_database(
+            f"b{os.getpid()}_{i}_{random.randrange(10 ** 9)}")
+        corpus = init_corpus(tmp_path / f"c{i}", url)
+        try:
+            import_path(corpus, manifest, JUAZEIRO, batch_size=batch_size)
+            outcomes.append(_norms(corpus))
+        finally:
+            corpus.close()
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0][0] == "1461" and outcomes[0][0][5] == "Moto-táxi."
+    assert str(outcomes[0][0][4]) == "2011-06-27"

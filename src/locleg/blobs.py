@@ -71,9 +71,12 @@ class BlobStore:
                 out.write(data)
             # Same filesystem, so the rename is atomic: readers see all the bytes or no file.
             os.replace(partial, final)
-        except BaseException:
+        except BaseException as e:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(partial)
+            if isinstance(e, OSError) and e.errno is not None and e.filename is None:
+                # write() names no file: say which original (a full disk says where).
+                raise OSError(e.errno, e.strerror, final) from e
             raise
         return Stored(digest, len(data), created=True)
 

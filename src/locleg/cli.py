@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from contextlib import contextmanager
 from datetime import date, datetime
@@ -23,14 +24,44 @@ from rich.progress import (
 from rich.table import Table
 
 from . import __version__
-from .config import corpus_path
+from .config import PASSWORD_HINT, SETTINGS_FILE, corpus_path
 from .corpus import Corpus, init_corpus, open_corpus
-from .errors import CorpusDamaged, UserError
+from .errors import CorpusDamaged, UserError, disk_full
 from .store import STATUSES, safe_url
+from .store.db import has_password
 
-console = Console()
+# No emoji codes: ":warning:" in an ementa is text, not a picture.
+console = Console(emoji=False)
 # Errors stay on one line whatever the terminal width, so scripts and logs can grep them.
-err_console = Console(stderr=True, soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True, emoji=False)
+
+# Control characters (but tab and newline) and the overrides that reorder a line's display
+# (CVE-2021-42574): in data they are shown, never obeyed by the terminal.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# JSON escapes C0 controls itself, but not DEL, the C1 controls (0x9b starts a sequence as
+# ESC [ does) or the overrides.
+_JSON_UNESCAPED = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(match: re.Match) -> str:
+    code = ord(match[0])
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(value: object) -> str:
+    """Data (an ementa, a page, a problem) as rich markup a terminal shows and never obeys.
+
+    Control characters become visible escapes (ESC -> \\x1b), markup in the data is escaped
+    ("[bold]" stays text). Every command prints data through this.
+    """
+    text = str(value).replace("\r\n", "\n")
+    return escape(_CONTROLS.sub(_visible, text))
+
+
+def json_text(data, indent: int | None = None, default=None) -> str:
+    """JSON for a terminal or a pipe: UTF-8, with every control character escaped."""
+    text = json.dumps(data, ensure_ascii=False, indent=indent, default=default or _json_default)
+    return _JSON_UNESCAPED.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def corpus_option(f):
@@ -90,7 +121,7 @@ def _json_default(value):
 
 
 def print_json(data) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=_json_default))
+    click.echo(json_text(data, indent=2))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -110,11 +141,13 @@ def init(path: Path | None, database_url: str | None) -> None:
     try:
         where = safe_url(corpus.settings.database_url)
         count = len(corpus.store.jurisdictions())
-        console.print(f"Created corpus in [bold]{folder}[/]")
-        console.print(f"  database   {where}")
-        console.print(f"  originals  {corpus.settings.originals}")
+        console.print(f"Created corpus in [bold]{printable(folder)}[/]")
+        console.print(f"  database   {printable(where)}")
+        console.print(f"  originals  {printable(corpus.settings.originals)}")
         console.print(f"  {count:,} jurisdictions loaded (IBGE)")
-        console.print(f"Next: export LOCLEG_CORPUS={folder}; "
+        if database_url and has_password(database_url):
+            console.print(f"The password is not written to {SETTINGS_FILE}: {PASSWORD_HINT}")
+        console.print(f"Next: export LOCLEG_CORPUS={printable(folder)}; "
                       "locleg import FOLDER --jurisdiction CODE")
     finally:
         corpus.close()
@@ -138,7 +171,8 @@ def jurisdictions(uf: str | None, search: str | None, as_json: bool,
         raise UserError("no jurisdiction matches")
     table = Table("IBGE", "level", "UF", "name", "LexML locality", box=None)
     for r in rows:
-        table.add_row(str(r["ibge_code"]), r["level"], r["uf"], r["name"], r["lexml_label"])
+        table.add_row(str(r["ibge_code"]), r["level"], r["uf"], printable(r["name"]),
+                      printable(r["lexml_label"]))
     console.print(table)
     console.print(f"{len(rows):,} jurisdictions")
 
@@ -172,8 +206,9 @@ def import_(target: Path, jurisdiction: str | None, batch_size: int,
     )
     if report.problems:
         for p in report.problems[:10]:
-            err_console.print(f"[red]problem:[/] {escape(p)}")
-        raise UserError(f"{len(report.problems)} file(s) could not be read (see `locleg status`)")
+            err_console.print(f"[red]problem:[/] {printable(p)}")
+        raise UserError(f"{len(report.problems)} file(s) skipped or unreadable, the rest imported "
+                        "(see `locleg status`)")
 
 
 @cli.command()
@@ -190,7 +225,8 @@ def status(by: str | None, as_json: bool, corpus_dir: Path | None) -> None:
     if as_json:
         print_json(counts)
         return
-    console.print(f"[bold]Corpus[/] {counts['corpus']}  ({counts['database']})")
+    console.print(f"[bold]Corpus[/] {printable(counts['corpus'])}  "
+                  f"({printable(counts['database'])})")
     summary = Table(box=None, show_header=False)
     summary.add_row("jurisdictions with norms",
                     f"{counts['jurisdictions_with_norms']:,} of {counts['jurisdictions']:,}")
@@ -215,14 +251,15 @@ def status(by: str | None, as_json: bool, corpus_dir: Path | None) -> None:
         for heading in ("norms", "docs", *STATUSES, "pages"):
             table.add_column(heading, justify="right", no_wrap=True, min_width=len(heading))
         for r in counts["by_jurisdiction"]:
-            table.add_row(str(r["ibge_code"]), r["uf"], r["name"], f"{r['norms']:,}",
+            table.add_row(str(r["ibge_code"]), r["uf"], printable(r["name"]), f"{r['norms']:,}",
                           f"{r['documents']:,}", *(f"{r[s]:,}" for s in STATUSES),
                           f"{r['pages']:,}")
         console.print(table)
     if recent:
         console.print("[bold]Latest problems[/]")
         for p in recent:
-            console.print(f"  {p['at']:%Y-%m-%d %H:%M} {p['stage']}: {escape(p['message'])}")
+            console.print(f"  {p['at']:%Y-%m-%d %H:%M} {p['stage']}: "
+                          f"{printable(p['message'])}")
 
 
 @cli.command()
@@ -238,9 +275,9 @@ def check(corpus_dir: Path | None) -> None:
             on_progress=lambda n: progress.advance(task, n),
         )
     for note in report.notes:
-        console.print(f"note: {note}")
+        console.print(f"note: {printable(note)}")
     for error in report.errors[:50]:
-        err_console.print(f"[red]wrong:[/] {escape(error)}")
+        err_console.print(f"[red]wrong:[/] {printable(error)}")
     if not report.ok:
         raise CorpusDamaged(
             f"{len(report.errors)} problem(s) found in {report.versions:,} versions"
@@ -259,8 +296,16 @@ def main() -> None:
         e.show()
         sys.exit(e.exit_code)
     except UserError as e:
-        err_console.print(f"[red]error:[/] {escape(str(e))}", highlight=False)
+        err_console.print(f"[red]error:[/] {printable(e)}", highlight=False)
         sys.exit(e.exit_code)
+    except Exception as e:
+        # A full disk arrives from the OS, SQLite, PostgreSQL (even through a raw COPY) or
+        # the copier process: named here once; anything else is a bug and stays loud.
+        full = disk_full(e)
+        if full is None:
+            raise
+        err_console.print(f"[red]error:[/] {printable(full)}", highlight=False)
+        sys.exit(1)
     except KeyboardInterrupt:
         err_console.print("interrupted: what was committed is kept; run the command again")
         sys.exit(130)

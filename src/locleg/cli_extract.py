@@ -7,7 +7,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import click
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     Progress,
@@ -27,6 +26,7 @@ from .cli import (
     err_console,
     opened,
     print_json,
+    printable,
     refresh_search,
 )
 from .errors import UserError
@@ -143,7 +143,7 @@ def extract(jurisdiction: str | None, workers: int | None, where: str | None, fo
                             pages=fields["pages"] + o.pages)
             if o.status == "failed":
                 progress.console.print(
-                    f"[red]failed:[/] document {o.document_id}: {escape(o.error or '')}",
+                    f"[red]failed:[/] document {o.document_id}: {printable(o.error or '')}",
                     highlight=False)
 
         def task_fields() -> dict:
@@ -177,7 +177,7 @@ def _print_report(report: ExtractReport, workers: int) -> None:
                   f"({rate:,.1f} pages/s): {summary}")
     if report.failures:
         for o in report.failures[:_SHOWN_FAILURES]:
-            console.print(f"  document {o.document_id}: failed: {escape(o.error or '')}",
+            console.print(f"  document {o.document_id}: failed: {printable(o.error or '')}",
                           highlight=False)
         more = report.by_status.get("failed", 0) - _SHOWN_FAILURES
         if more > 0:
@@ -207,17 +207,17 @@ def show(document: str, pages: str | None, as_json: bool, corpus_dir: Path | Non
         return
     norm = " ".join(str(x) for x in (found["type_raw"], found["number"]) if x)
     year = f"/{found['year']}" if found["year"] else ""
-    console.print(f"[bold]{escape(norm)}{year}[/] · {escape(found['jurisdiction'])} "
-                  f"({found['uf']}) · norm {found['norm_id']}", highlight=False)
+    console.print(f"[bold]{printable(norm)}{year}[/] · {printable(found['jurisdiction'])} "
+                  f"({printable(found['uf'])}) · norm {found['norm_id']}", highlight=False)
     if found["ementa"]:
-        console.print(escape(found["ementa"]), style="italic", highlight=False)
+        console.print(printable(found["ementa"]), style="italic", highlight=False)
     role = found["role"] + (f" – {found['title']}" if found["title"] else "")
-    console.print(f"document {found['document_id']} · {escape(role)} · "
-                  f"{escape(found['url'])}", highlight=False)
+    console.print(f"document {found['document_id']} · {printable(role)} · "
+                  f"{printable(found['url'])}", highlight=False)
     if found["version_id"] is None:
         console.print("no original stored yet")
         return
-    console.print(f"original {found['sha256'][:16]}… · {found['media_type']} · "
+    console.print(f"original {found['sha256'][:16]}… · {printable(found['media_type'])} · "
                   f"{found['size']:,} bytes", highlight=False)
     record = found["extraction"]
     if record is None:
@@ -225,13 +225,14 @@ def show(document: str, pages: str | None, as_json: bool, corpus_dir: Path | Non
         return
     console.print(extraction_line(record), highlight=False)
     if record["error"]:
-        console.print(f"[red]error:[/] {escape(record['error'])}", highlight=False)
+        console.print(f"[red]error:[/] {printable(record['error'])}", highlight=False)
     if record["detail"]:
-        console.print(f"detail: {escape(record['detail'])}", highlight=False)
+        console.print(f"detail: {printable(record['detail'])}", highlight=False)
     total = record["pages"] or 0
     for p in found["pages"]:
-        console.print(f"[dim]── {escape(_page_title(p, total))} ──[/]", highlight=False)
-        console.print(escape(p["text"]) if p["text"] else "[dim](no text)[/]", highlight=False)
+        console.print(f"[dim]── {printable(_page_title(p, total))} ──[/]", highlight=False)
+        console.print(printable(p["text"]) if p["text"] else "[dim](no text)[/]",
+                      highlight=False)
 
 
 def extraction_line(record: dict) -> str:
@@ -248,7 +249,7 @@ def extraction_line(record: dict) -> str:
         parts.append(f"version: {record['backend_version']}")
     if record.get("duration_s") is not None:
         parts.append(f"{record['duration_s']:.2f} s")
-    return escape(" · ".join(parts))
+    return printable(" · ".join(parts))
 
 
 def _page_title(p: dict, total: int) -> str:

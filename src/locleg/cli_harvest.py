@@ -11,7 +11,6 @@ from pathlib import Path
 
 import click
 from rich.live import Live
-from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import update
 
@@ -22,6 +21,7 @@ from .cli import (
     err_console,
     opened,
     print_json,
+    printable,
     refresh_search,
 )
 from .errors import UserError
@@ -87,17 +87,17 @@ def sources_add(platform: str, url: str, jurisdiction: str, delay: str | None,
     chosen = _delay_option(delay)
 
     def waiting(seconds: float, why: str) -> None:
-        err_console.print(f"waiting {seconds:g} s ({escape(why)}) before the next request to "
-                          f"{escape(base_url)}")
+        err_console.print(f"waiting {seconds:g} s ({printable(why)}) before the next request to "
+                          f"{printable(base_url)}")
 
     with opened(corpus_dir) as corpus:
         place = corpus.store.require_jurisdiction(jurisdiction)
         found = asyncio.run(probe(base_url, on_wait=waiting))
         settings = {"delay": chosen} if chosen is not None else {}
         source_id, new = register(corpus.store, place["ibge_code"], found, settings)
-    console.print(f"Found {escape(found.describe())}")
+    console.print(f"Found {printable(found.describe())}")
     if found.casa.get("uf") and found.casa["uf"] != place["uf"]:
-        err_console.print(f"[yellow]warning:[/] the câmara says UF {found.casa['uf']}, "
+        err_console.print(f"[yellow]warning:[/] the câmara says UF {printable(found.casa['uf'])}, "
                           f"the jurisdiction is in {place['uf']}")
     verb = "Added" if new else "Already known:"
     console.print(f"{verb} source {source_id} for {place['name']} ({place['uf']}) "
@@ -198,10 +198,11 @@ def sources_list(as_json: bool, corpus_dir: Path | None) -> None:
         error = i["last_error"] or ""
         if i["parked_until"]:
             error = f"parked until {_when(i['parked_until'])}; {error}"
-        table.add_row(str(i["id"]), i["jurisdiction"], i["base_url"], i["version"] or "-",
+        table.add_row(str(i["id"]), printable(i["jurisdiction"]), printable(i["base_url"]),
+                      printable(i["version"] or "-"),
                       f"{delay} ({i['delay_from']})" if i["delay"] is not None else delay,
                       norms, pending, f"{i['failed']:,}", _when(i["last_success_at"]),
-                      _when(i["next_due_at"]), escape(error[:120]))
+                      _when(i["next_due_at"]), printable(error[:120]))
     console.print(table)
 
 
@@ -232,11 +233,11 @@ def discover_sapl(uf: str, concurrency: int, timeout: float, dry_run: bool,
     for f in report.found:
         mark = "new" if f["new"] else ("seen" if not dry_run else "")
         console.print(f"  {f['ibge_code']}  {f['name']:<32} {f['base_url']:<45} "
-                      f"SAPL {f['version'] or '3.1'}  {mark}")
+                      f"SAPL {printable(f['version'] or '3.1')}  {mark}")
     for host, why in report.refused:
-        console.print(f"  [yellow]not registered[/] {host}: {escape(why)}")
+        console.print(f"  [yellow]not registered[/] {host}: {printable(why)}")
     for host, why in report.busy:
-        console.print(f"  [yellow]busy, try again later[/] {host}: {escape(why)}")
+        console.print(f"  [yellow]busy, try again later[/] {host}: {printable(why)}")
     new = sum(1 for f in report.found if f["new"])
     console.print(f"Probed {report.probed:,} hosts of {uf.upper()}: {len(report.found):,} SAPL "
                   f"({new:,} new sources), {len(report.refused):,} answered but are not a SAPL "
@@ -264,9 +265,9 @@ def _hosts_table(run, limit: int = 20) -> Table:
     hosts = sorted(run.hosts.values(), key=lambda h: (not h.busy, h.waiting_until is None,
                                                        -h.requests))
     for h in hosts[:limit]:
-        table.add_row(escape(h.host), f"{h.requests:,}", f"{h.ok:,}", f"{h.errors:,}",
+        table.add_row(printable(h.host), f"{h.requests:,}", f"{h.ok:,}", f"{h.errors:,}",
                       f"{h.norms:,}", f"{h.files:,}", f"{h.bytes / 1e6:,.1f}",
-                      escape(_host_state(h, loop_time)))
+                      printable(_host_state(h, loop_time)))
     if len(hosts) > limit:
         table.add_row(f"… and {len(hosts) - limit:,} more hosts", "", "", "", "", "", "", "")
     return table
@@ -290,7 +291,7 @@ class _Heartbeat:
         sample = "; ".join(f"{h.host}: {_host_state(h, now)}" for h in waiting[:3])
         err_console.print(
             f"{datetime.now(UTC):%H:%M:%S} UTC  {len(hosts):,} host(s): {fetching:,} fetching, "
-            f"{len(waiting):,} waiting" + (f" ({escape(sample)})" if sample else "")
+            f"{len(waiting):,} waiting" + (f" ({printable(sample)})" if sample else "")
             + f"; {sum(h.requests for h in hosts):,} requests, "
             f"{sum(h.files for h in hosts):,} files so far", highlight=False)
 
@@ -370,8 +371,8 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
            if report.errors else "")
     )
     for h in report.parked:
-        err_console.print(f"[yellow]parked:[/] {escape(h.host)} until {_when(h.parked_until)}: "
-                          f"{escape(h.last_error or '')}")
+        err_console.print(f"[yellow]parked:[/] {printable(h.host)} until "
+                          f"{_when(h.parked_until)}: {printable(h.last_error or '')}")
     if report.pending:
         when = _when(report.next_request_at)
         why = " (--max-time reached)" if report.stopped_by_deadline else ""
@@ -389,7 +390,7 @@ def _say_not_due(not_due: list[dict], nothing_done: bool) -> None:
     head = "Nothing to do: " if nothing_done else ""
     console.print(f"{head}{len(not_due):,} source(s) not due yet:")
     for item in sorted(not_due, key=lambda i: i["next_due_at"])[:20]:
-        console.print(f"  source {item['id']}  {escape(item['base_url'])}  next due "
+        console.print(f"  source {item['id']}  {printable(item['base_url'])}  next due "
                       f"{_when(item['next_due_at'])} UTC")
     if len(not_due) > 20:
         console.print(f"  … and {len(not_due) - 20:,} more (`locleg sources list`)")

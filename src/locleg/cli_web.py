@@ -6,15 +6,16 @@ import sys
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
 from .cli import (
     cli,
     console,
     corpus_option,
     err_console,
+    json_text,
     opened,
     print_json,
+    printable,
     progress_bar,
 )
 from .config import corpus_path, read_settings
@@ -24,7 +25,6 @@ from .search import (
     SearchRequest,
     csv_lines,
     iter_matches,
-    jsonl_lines,
     pending_changes,
     rebuild_index,
     refresh_index,
@@ -53,7 +53,7 @@ def ensure_fresh(store: Store, quiet: bool = False) -> None:
 
 def _marked(fragment: str) -> str:
     """Highlight markers as rich markup, everything else escaped."""
-    return escape(fragment).replace(MARK_START, "[bold yellow]").replace(MARK_END, "[/]")
+    return printable(fragment).replace(MARK_START, "[bold yellow]").replace(MARK_END, "[/]")
 
 
 @click.command()
@@ -94,8 +94,12 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
         ensure_fresh(corpus.store, quiet=as_json or as_jsonl or as_csv)
         if as_jsonl or as_csv:
             rows = iter_matches(corpus.store, request, budget=Budget(timeout))
-            for piece in (csv_lines if as_csv else jsonl_lines)(rows):
-                sys.stdout.write(piece)
+            if as_csv:
+                for piece in csv_lines(rows):
+                    sys.stdout.write(piece)
+            else:
+                for row in rows:  # json_text: C1 controls escaped too, as on every output
+                    sys.stdout.write(json_text(row, default=str) + "\n")
             sys.stdout.flush()
             return
         result = run_search(corpus.store, request, budget=Budget(timeout))
@@ -120,8 +124,9 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
     for i, h in enumerate(result.hits, 1):
         title = f"{h.type_raw or h.type or 'norma'} nº {h.number or 's/n'}" + (
             f"/{h.year}" if h.year else "")
-        console.print(f"[bold]{i}. {escape(title)}[/] · {escape(h.jurisdiction)} ({h.uf})"
-                      + (f" · {h.date}" if h.date else "") + f"  [dim]norm {h.norm_id}[/]",
+        console.print(f"[bold]{i}. {printable(title)}[/] · {printable(h.jurisdiction)} "
+                      f"({printable(h.uf)})" + (f" · {printable(h.date)}" if h.date else "")
+                      + f"  [dim]norm {h.norm_id}[/]",
                       highlight=False)
         if h.ementa:
             console.print("   " + _ementa_text(h), highlight=False)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import NotACorpus, UserError
+from .store.db import has_password, safe_url, url_without_password
 
 SETTINGS_FILE = "locleg.toml"
 DEFAULT_DB_FILE = "corpus.db"
@@ -40,10 +41,16 @@ def normalize_database_url(url: str) -> str:
             return "postgresql+psycopg://" + url[len(prefix) :]
     if url.startswith(("postgresql+psycopg://", "sqlite:///")):
         return url
-    raise UserError(f"unsupported database URL {url!r}: use postgresql://… (or leave it out)")
+    raise UserError(f"unsupported database URL {safe_url(url)!r}: use postgresql://… "
+                    "(or leave it out)")
+
+
+PASSWORD_HINT = ("give the password to every command with LOCLEG_DATABASE_URL=postgresql://"
+                 "user:password@host/db, PGPASSWORD or ~/.pgpass")
 
 
 def write_settings(folder: Path, database_url: str | None) -> Settings:
+    """Write locleg.toml; never a password: the file travels with a corpus that is public."""
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / SETTINGS_FILE
     if target.exists():
@@ -52,10 +59,12 @@ def write_settings(folder: Path, database_url: str | None) -> Settings:
         "# br-locleg corpus settings",
         f"format = {FORMAT}",
         # TOML basic strings accept JSON's escapes, so json.dumps writes valid values.
-        f"database = {json.dumps(database_url or '')}",
+        f"database = {json.dumps(url_without_password(database_url or ''))}",
         f"originals = {json.dumps(DEFAULT_ORIGINALS)}",
         "",
     ]
+    if database_url and has_password(database_url):
+        lines[-1:-1] = [f"# The database password is not kept here: {PASSWORD_HINT}."]
     target.write_text("\n".join(lines), encoding="utf-8")
     return read_settings(folder)
 

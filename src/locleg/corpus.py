@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .blobs import BlobStore
 from .config import (
+    PASSWORD_HINT,
     SETTINGS_FILE,
     Settings,
     normalize_database_url,
@@ -17,6 +18,7 @@ from .config import (
 from .errors import UserError
 from .jurisdictions import load_ibge
 from .store import Store
+from .store.db import has_password
 
 
 @dataclass
@@ -35,7 +37,13 @@ class Corpus:
 
 def open_corpus(folder: Path) -> Corpus:
     settings = read_settings(folder)
-    store = Store.open(settings.database_url)
+    try:
+        store = Store.open(settings.database_url)
+    except UserError as e:
+        if "password" in str(e) and not has_password(settings.database_url):
+            raise UserError(f"{e} (the password is not kept in {SETTINGS_FILE}: "
+                            f"{PASSWORD_HINT})") from None
+        raise
     return Corpus(settings, store, BlobStore(settings.originals))
 
 
@@ -49,6 +57,9 @@ def init_corpus(folder: Path, database_url: str | None = None) -> Corpus:
         Store.open(url, migrate=False).close()
     created_folder = not folder.exists()
     settings = write_settings(folder, database_url)
+    if url:
+        # The file holds no password; this first session goes on with the one given.
+        settings = replace(settings, database_url=url)
     try:
         store = Store.open(settings.database_url)
         store.load_jurisdictions(load_ibge())

@@ -13,6 +13,7 @@ null` to include them).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ from sqlalchemy import and_, not_, or_
 from sqlalchemy.sql.elements import ColumnElement
 
 from ..errors import UserError
+from ..store.limits import integer_range
 from ..store.schema import extraction, version
 
 
@@ -43,8 +45,15 @@ FIELDS: dict[str, tuple[ColumnElement, str]] = {
     "size": (version.c.size, "number"),
 }
 _KEYWORDS = {"and", "or", "not", "in", "is", "null"}
+# SQLite binds integers of 64 bits at most (PostgreSQL's bigint is as wide): a number beyond
+# cannot be compared, it can only fail.
+LARGEST_NUMBER = 2**63 - 1
+# Far beyond a hand-written filter, and within what the databases parse: SQLite refuses an
+# expression tree deeper than 1,000 and the parser here recurses once per level.
+MAX_DEPTH = 100
+MAX_TERMS = 500
 _TOKEN = re.compile(
-    r"\s*(?:(?P<number>-?\d+(?:\.\d+)?(?:e-?\d+)?)(?![\w.])"
+    r"\s*(?:(?P<number>-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)(?![\w.])"
     r"|(?P<string>'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\")"
     r"|(?P<word>[A-Za-z_]\w*)"
     r"|(?P<op><=|>=|!=|<>|==|=|<|>|~)"
@@ -61,7 +70,7 @@ _OPS = {
 @dataclass(frozen=True)
 class _Token:
     kind: str  # number, string, word, op, punct, end
-    value: str | float
+    value: str | int | float
     at: int  # offset in the expression, for messages
 
 
@@ -80,7 +89,7 @@ def _tokens(text: str) -> list[_Token]:
         raw = m.group(kind)
         at = m.start(kind)
         if kind == "number":
-            out.append(_Token(kind, float(raw), at))
+            out.append(_Token(kind, _number(raw, at), at))
         elif kind == "string":
             quote = raw[0]
             out.append(_Token(kind, raw[1:-1].replace(quote * 2, quote), at))
@@ -93,11 +102,27 @@ def _tokens(text: str) -> list[_Token]:
     return out
 
 
+def _number(raw: str, at: int) -> int | float:
+    """An integer literal stays exact; a number no database can compare is an error."""
+    digits = re.split(r"[.eE]", raw.lstrip("-"))[0].lstrip("0")
+    # Past 19 digits a number is out of range: no need to convert it (Python refuses
+    # integers of more than 4,300 digits anyway).
+    number: int | float = (math.inf if len(digits) > 19 else
+                           int(raw) if re.fullmatch(r"-?[0-9]+", raw) else float(raw))
+    if not math.isfinite(number) or abs(number) > LARGEST_NUMBER:
+        shown = raw if len(raw) <= 24 else f"{raw[:12]}…({len(raw)} digits)"
+        raise WhereError(f"--where: the number {shown} at character {at + 1} is out of range "
+                         f"(at most {LARGEST_NUMBER:,} either way)")
+    return number
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens = _tokens(text)
         self.i = 0
+        self.depth = 0  # parentheses and 'not' around the current token
+        self.terms = 0  # comparisons and listed values so far
 
     @property
     def tok(self) -> _Token:
@@ -142,14 +167,28 @@ class _Parser:
         return parts[0] if len(parts) == 1 else and_(*parts)
 
     def negation(self) -> ColumnElement:
-        if self.word("not"):
-            return not_(self.negation())
-        if self.punct("("):
-            expr = self.any_()
-            if not self.punct(")"):
-                raise self.fail("')'")
-            return expr
+        if self.tok.kind in ("word", "punct") and self.tok.value in ("not", "("):
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise WhereError(f"--where: nested too deeply at character {self.tok.at + 1} "
+                                 f"(at most {MAX_DEPTH} levels of parentheses and 'not')")
+            try:
+                if self.word("not"):
+                    return not_(self.negation())
+                self.punct("(")
+                expr = self.any_()
+                if not self.punct(")"):
+                    raise self.fail("')'")
+                return expr
+            finally:
+                self.depth -= 1
         return self.comparison()
+
+    def count_term(self) -> None:
+        self.terms += 1
+        if self.terms > MAX_TERMS:
+            raise WhereError(f"--where: too long at character {self.tok.at + 1} (at most "
+                             f"{MAX_TERMS} comparisons and listed values)")
 
     def comparison(self) -> ColumnElement:
         tok = self.tok
@@ -159,6 +198,7 @@ class _Parser:
             raise WhereError(f"--where: unknown field {tok.value!r} (fields: "
                              f"{', '.join(sorted(FIELDS))})")
         self.i += 1
+        self.count_term()
         name = str(tok.value)
         column, kind = FIELDS[name]
         if self.word("is"):
@@ -172,6 +212,7 @@ class _Parser:
                 raise self.fail("'(' after 'in'")
             values = [self.value(name, kind)]
             while self.punct(","):
+                self.count_term()
                 values.append(self.value(name, kind))
             if not self.punct(")"):
                 raise self.fail("',' or ')'")
@@ -195,9 +236,16 @@ class _Parser:
         if kind == "number":
             if tok.kind != "number":
                 raise self.fail(f"a number for {name!r}")
+            bounds = integer_range(FIELDS[name][0])
+            if bounds and not bounds[0] <= tok.value <= bounds[1]:
+                raise WhereError(f"--where: the number {self.text[tok.at:].split()[0][:24]} at "
+                                 f"character {tok.at + 1} is out of range for {name!r} "
+                                 f"(at most {bounds[1]:,} either way)")
             self.i += 1
-            number = float(tok.value)
-            return int(number) if number.is_integer() and name != "confidence" else number
+            number = tok.value
+            if name == "confidence":
+                return float(number)
+            return int(number) if isinstance(number, float) and number.is_integer() else number
         if tok.kind != "string":
             raise self.fail(f"a quoted text for {name!r} (e.g. {name} = 'ocr')")
         self.i += 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,8 +29,8 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import ArgumentError, OperationalError
 
 from ..errors import UserError
 from ..jurisdictions import Jurisdiction, fold
@@ -54,10 +54,26 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+# user:password@ in the authority (a password holds no / ? #), and a password= parameter.
+_USERINFO_PASSWORD = re.compile(r"^([^:/?#]+://[^:/?#@]*):[^/?#]*@")
+_QUERY_PASSWORD = re.compile(r"([?&])password=[^&#]*", re.IGNORECASE)
+
+
 def safe_url(url: str) -> str:
-    """A database URL fit for messages: the password hidden."""
-    shown = make_url(url).render_as_string(hide_password=True)
+    """A database URL fit for messages and logs: any password masked, even in a bad URL."""
+    shown = _QUERY_PASSWORD.sub(r"\1password=***", _USERINFO_PASSWORD.sub(r"\1:***@", url))
     return shown.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+def url_without_password(url: str) -> str:
+    """The URL with no password at all: what may be written to a file."""
+    base, _, query = _USERINFO_PASSWORD.sub(r"\1@", url).partition("?")
+    kept = [p for p in query.split("&") if p and not p.lower().startswith("password=")]
+    return base + ("?" + "&".join(kept) if kept else "")
+
+
+def has_password(url: str) -> bool:
+    return url_without_password(url) != url
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -95,7 +111,13 @@ class Store:
         else:
             kwargs["connect_args"] = {"connect_timeout": 10}
             kwargs["pool_pre_ping"] = True
-        engine = create_engine(url, **kwargs)
+        try:
+            engine = create_engine(url, **kwargs)
+        except (ArgumentError, ValueError) as e:
+            # A port that is not a number, a bracket left open: SQLAlchemy's message would
+            # repeat the URL, password included.
+            raise UserError(f"not a database URL: {safe_url(url)} ({type(e).__name__})"
+                            ) from None
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
         try:
@@ -238,12 +260,15 @@ class Store:
         return self.engine.begin()
 
     def upsert_norms(
-        self, conn: Connection, source_id: int, rows: Sequence[dict], seen_at: datetime
+        self, conn: Connection, source_id: int, rows: Sequence[dict], seen_at: datetime,
+        fill_only: Collection[str] = (),
     ) -> dict[str, int]:
         """Insert new norms, update changed ones, touch the rest; native_id -> norm id.
 
         Each row holds jurisdiction_code, native_id and the norm fields (type_raw,
-        type_normalized, number, year, date, ementa, url).
+        type_normalized, number, year, date, ementa, url). Norms named in FILL_ONLY were
+        written earlier in the same run from other rows of theirs: a field such a row
+        leaves empty keeps its stored value.
         """
         fields = ("jurisdiction_code", "type_raw", "type_normalized", "number", "year", "date",
                   "ementa", "url")
@@ -271,6 +296,8 @@ class Store:
                             "last_seen_at": seen_at, "changed_at": seen_at})
                 continue
             ids[r["native_id"]] = old.id
+            if r["native_id"] in fill_only:
+                r = {**r, **{f: getattr(old, f) for f in fields if r.get(f) is None}}
             if any(getattr(old, f) != r.get(f) for f in fields):
                 changed.append({**{f: r.get(f) for f in fields}, "b_id": old.id})
             else:
@@ -567,4 +594,5 @@ def _escape_like(text: str) -> str:
     return re.sub(r"([\\%_])", r"\\\1", text)
 
 
-__all__ = ["Store", "metadata", "utcnow", "safe_url", "STATUSES"]
+__all__ = ["Store", "metadata", "utcnow", "safe_url", "url_without_password", "has_password",
+           "STATUSES"]
