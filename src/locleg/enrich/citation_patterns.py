@@ -27,10 +27,10 @@ TYPE = re.compile(r"""
   | (?P<lei_organica>leis?\s+org[aâ]nicas?)
   | (?P<decreto_lei>decretos?\s?[-–]?\s?leis?\b)
   | (?P<decreto_legislativo>decretos?\s+legislativos?)
-  | (?P<decreto>decretos?(?:\s+(?:executivos?|regulamentar(?:es)?|governamentais?|numerados?))?)
+  | (?P<decreto>decretos?(?:\s+(?:executivos?|regulamentar(?:es)?|governament(?:al|ais)|numerados?))?)
   | (?P<emenda_lei_organica>emendas?\s+(?:[aà]\s+|ao\s+)?(?:lei\s+org[aâ]nica|(?-i:LOM))
         (?:\s+(?:do\s+munic[ií]pio|municipal))?)
-  | (?P<emenda_constitucional>emendas?\s+constitucionais?)
+  | (?P<emenda_constitucional>emendas?\s+constitucion(?:al|ais))
   | (?P<resolucao>resolu[cç](?:[aã]o|[oõ]es))
   | (?P<portaria>portarias?)
   | (?P<instrucao_normativa>instru[cç](?:[aã]o|[oõ]es)\s+normativas?)
@@ -104,6 +104,8 @@ FEDERAL_ISSUERS = {
     "mte": "ministerio.trabalho.emprego", "stn": "secretaria.tesouro.nacional",
     "rfb": "secretaria.receita.federal", "srf": "secretaria.receita.federal",
     "inss": "instituto.nacional.seguro.social", "cnj": "conselho.nacional.justica",
+    "fnde": "fundo.nacional.desenvolvimento.educacao",
+    "cd/fnde": "fundo.nacional.desenvolvimento.educacao",
 }
 
 # --- well-known federal norms: by name, by acronym, by number and year -------------------
@@ -210,6 +212,10 @@ KNOWN_FEDERAL: dict[tuple[str, str, int], date] = {
     ("lei.complementar", "157", 2016): date(2016, 12, 29),
     ("lei.complementar", "63", 1990): date(1990, 1, 11),
     ("decreto.lei", "201", 1967): date(1967, 2, 27),
+    ("lei", "4090", 1962): date(1962, 7, 13), ("lei", "8036", 1990): date(1990, 5, 11),
+    ("decreto", "6514", 2008): date(2008, 7, 22), ("decreto", "10024", 2019): date(2019, 9, 20),
+    ("decreto", "8726", 2016): date(2016, 4, 27), ("decreto", "3048", 1999): date(1999, 5, 6),
+    ("decreto", "6170", 2007): date(2007, 7, 25), ("decreto", "7257", 2010): date(2010, 8, 4),
     ("decreto.lei", "3365", 1941): date(1941, 6, 21),
 }
 
@@ -230,7 +236,8 @@ CONSTITUTION = re.compile(r"""
 
 LOM = re.compile(r"""
     lei\s+org[aâ]nica
-    (?:\s+(?P<df>do\s+distrito\s+federal)|\s+(?P<mun>do\s+munic[ií]pio|municipal))?
+    (?:\s+(?P<df>do\s+distrito\s+federal)|\s+(?P<mun>do\s+munic[ií]pio
+        (?:\s+d[eo]\s+(?-i:[A-ZÀ-Ý][\w'-]+(?:\s+(?:d[aoe]s?\s+)?[A-ZÀ-Ý][\w'-]+)*))?|municipal))?
     (?=(?P<after>\s+d[aoe]s?\s+\w+)?)
 """, _I)
 
@@ -268,10 +275,8 @@ AGENT = re.compile(r"\bpel[oa]s?\s+(?:(?:referid|mencionad|citad|aludid|mesm)[oa
 # A reference, not an act: "nos termos da Lei nº …", "conforme o Decreto …".
 REFERENCE_BEFORE = re.compile(r"""
     \b(?:conforme|nos\s+termos|de\s+acordo\s+com|com\s+base|com\s+fulcro|em\s+conformidade
-       |previst[oa]s?|estabelecid[oa]s?|de\s+que\s+tratam?|a\s+que\s+se\s+referem?|combinad[oa]s?
-       |c/c|segundo|consoante|nos\s+moldes|na\s+forma|por\s+for[cç]a|em\s+cumprimento
-       |observad[oa]s?|disciplinad[oa]s?|institu[ií]d[oa]s?|criad[oa]s?|aprovad[oa]s?
-       |definid[oa]s?|fixad[oa]s?|regid[oa]s?|amparad[oa]s?)
+       |combinad[oa]s?|c/c|segundo|consoante|nos\s+moldes|na\s+forma|por\s+for[cç]a
+       |em\s+cumprimento|observad[oa]s?|observando|amparad[oa]s?|à\s+luz)
     (?:\s+\S+){0,3}\s+$
 """, _I)
 
@@ -307,9 +312,9 @@ ACT_AFTER = re.compile(r"""
 
 # What breaks the tie between a verb and a norm named after it.
 DETACH = re.compile(r"""
-    \b(?:que|conforme|nos\s+termos|de\s+acordo|com\s+base|com\s+fulcro|previst|combinad
-       |nos\s+moldes|em\s+conformidade|disp[oõ]e|de\s+que\s+trata|se\s+refere|na\s+forma
-       |segundo|consoante|estabelecid|observad|institu[ií]d|criad[oa]|em\s+vigor|pel[oa]s?)\b
+    \b(?:(?<!de\s)(?<!a\s)que|conforme|nos\s+termos|de\s+acordo|com\s+base|com\s+fulcro
+       |combinad|nos\s+moldes|em\s+conformidade|disp[oõ]e|na\s+forma|segundo|consoante
+       |observad|em\s+vigor|pel[oa]s?)\b
 """, _I)
 
 # What may stand between two norms an act names together: "a Lei nº 1 e o art. 5º da Lei nº 2",
@@ -328,10 +333,15 @@ INCISO_START = re.compile(r"\s*[ivxl]{1,6}\s*[-–—.)]\s", re.I)
 # "Portaria nº 1.510/2009 do Ministério do Trabalho": a federal body after the number.
 FEDERAL_BODY_AFTER = re.compile(
     r"\s*,?\s*d[oa]\s+(?:minist[eé]rio|secretaria\s+(?:especial|do\s+tesouro|da\s+receita)"
-    r"|ag[eê]ncia\s+nacional|conselho\s+nacional|senado\s+federal|c[aâ]mara\s+dos\s+deputados)",
+    r"|ag[eê]ncia\s+nacional|conselho\s+nacional|senado\s+federal|c[aâ]mara\s+dos\s+deputados|congresso\s+nacional)",
     re.I)
 
 RELATIVE_BEFORE_VERB = re.compile(r"\bque\s+(?:\S+\s+)?$", re.I)
+
+# The object of an act located in the cited norm: "Fica revogado o benefício previsto na Lei".
+OBJECT_IN = re.compile(
+    r"\b(?:previst[oa]s?|de\s+que\s+tratam?|a\s+que\s+se\s+referem?|institu[ií]d[oa]s?"
+    r"|criad[oa]s?|estabelecid[oa]s?|definid[oa]s?|fixad[oa]s?)\b", re.I)
 
 # Words that make an act concern a part of the norm: "Revoga-se o art. 5º da Lei …".
 PART_WORDS = re.compile(r"""
@@ -342,7 +352,7 @@ PART_WORDS = re.compile(r"""
 # --- fragments: "art. 61, inc. IV, da", "inciso II do § 1º do art. 5º da" ---------------
 
 FRAGMENT_TAIL = re.compile(r"""
-    (?:,\s*|\s+)(?:d[aoe]s?|n[ao]s?|[àa]|ao|pel[oa]s?)\s+
+    (?:,\s*|\s+)(?:d[aoe]s?|n[ao]s?|à|ao|pel[oa]s?)\s+
     (?:(?:referid|mencionad|citad|aludid|mesm)[oa]s?\s+)?$
 """, _I)
 FRAGMENT_TOKEN = re.compile(r"""

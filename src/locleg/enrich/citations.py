@@ -59,8 +59,8 @@ class Citation:
 
     `sphere_source` says where `sphere` came from: `written` ("Lei Federal"), `type`
     (a Decreto-Lei is federal), `issuer` (Resolução CONTRAN), `known` (a well-known federal
-    law recognised by number and year, or by name), `implied` (no sphere written: the citing
-    jurisdiction's). `article` ("Art. 31") is filled for every kind but `cites`; None there,
+    law recognised by number and year, or by name), `text` (the same norm was cited with its
+    sphere earlier in the text), `implied` (no sphere written: the citing jurisdiction's). `article` ("Art. 31") is filled for every kind but `cites`; None there,
     or before the first article (heading, ementa, preamble). `flags` give reasons to doubt.
     """
 
@@ -228,6 +228,7 @@ class _Scan:
     def __init__(self, text: str, low: str, level: str) -> None:
         self.text, self.low, self.level = text, low, level
         self.out: list[Citation] = []
+        self.spheres: dict[tuple[str, str], tuple[str, int | None]] = {}
 
     def run(self) -> list[Citation]:
         low, text = self.low, self.text
@@ -307,6 +308,8 @@ class _Scan:
             if m:
                 start = pos - (len(back) - P.CLT_NAME.search(back).start())
                 return self._known_name(start, m.end(), "clt")
+        if "emenda" in low[max(0, pos - 14):pos]:
+            return None  # "Esta Emenda à Lei Orgânica": the citing norm's own type
         m = P.LOM.match(text, pos)
         # "Lei Orgânica da Magistratura" is not the municipality's
         if m and (m["df"] or self.level == "municipal" and (m["mun"] or m["after"] is None)):
@@ -340,8 +343,8 @@ class _Scan:
             after = P.ISSUER_AFTER.match(text, end)
             if after:
                 issuer = after["issuer"]
-            elif sphere is None and P.FEDERAL_BODY_AFTER.match(text, end):
-                sphere = "federal"
+        if sphere is None and issuer is None and P.FEDERAL_BODY_AFTER.match(text, end):
+            sphere = "federal"
         if issuer is not None:
             issuer = " ".join(issuer.split())
         items = [(pos, r)]
@@ -389,10 +392,21 @@ class _Scan:
             sphere, source = "federal", "type"
         elif year is not None and (family, number, year) in P.KNOWN_FEDERAL:
             sphere, source = "federal", "known"
+        elif self._sphere_seen(family, number, year):
+            sphere, source = self._sphere_seen(family, number, year), "text"
         else:
             sphere, source = self.level, "implied"
+        if source != "implied" and source != "text":
+            # the same norm cited again further on, without its sphere, is the same norm
+            self.spheres.setdefault((family, number), (sphere, year))
         self._add(start, end, family, number, year, signed, sphere, source,
                   tuple(flags), issuer)
+
+    def _sphere_seen(self, family: str, number: str, year: int | None) -> str | None:
+        seen = self.spheres.get((family, number))
+        if seen is None or year is not None and seen[1] is not None and year != seen[1]:
+            return None
+        return seen[0]
 
     def _known_name(self, start: int, end: int, name: str) -> int:
         family, number, signed = P.known(name)
@@ -449,7 +463,8 @@ class _Scan:
         families = {"lei": ("lei", "lei.complementar", "lei.delegada")}.get(
             t.lastgroup, (P.FAMILY[t.lastgroup],))
         for previous in reversed(self.out):
-            if previous.family in families and previous.number is not None:
+            if previous.family in families and previous.number is not None \
+                    and not _quoted_before(text, previous, start):
                 self._add(start, end, previous.family, previous.number, previous.year,
                           previous.date, previous.sphere, previous.sphere_source,
                           ("anaphora",), previous.issuer)
@@ -463,6 +478,16 @@ class _Scan:
             end -= 1
         self.out.append(Citation(start, end, self.text[start:end], family, number, year, signed,
                                  sphere, source, flags=flags, issuer=issuer))
+
+
+def _quoted_before(text: str, c: Citation, pos: int) -> bool:
+    """Is `c` inside a quotation that closes before `pos` (the new wording of an amended
+    provision, which "a referida Lei" after it does not point into)?"""
+    line = text.rfind("\n", 0, c.start) + 1
+    opened = max(text.rfind("“", line, c.start), text.rfind('"', line, c.start))
+    if opened == -1:
+        return False
+    return any(q in text[c.end:pos] for q in '"”')
 
 
 def _dated(m) -> bool:
@@ -722,7 +747,9 @@ def _kind(low: str, c: Citation, s: int, e: int, frag_start: int, partial: bool,
     if verb["revokes"]:
         since_verb = low[max(verb.end(), prev.end if prev and prev.start >= verb.end()
                              else verb.end()):c.start]
-        return REVOKES_IN_PART if partial or P.PART_WORDS.search(since_verb) else REVOKES
+        if partial or P.PART_WORDS.search(since_verb) or P.OBJECT_IN.search(since_verb):
+            return REVOKES_IN_PART
+        return REVOKES
     if verb["part"]:
         return REVOKES_IN_PART
     return ALTERS if verb["alters"] else REGULATES
