@@ -27,7 +27,8 @@ TYPE = re.compile(r"""
   | (?P<lei_organica>leis?\s+org[aâ]nicas?)
   | (?P<decreto_lei>decretos?\s?[-–]?\s?leis?\b)
   | (?P<decreto_legislativo>decretos?\s+legislativos?)
-  | (?P<decreto>decretos?(?:\s+(?:executivos?|regulamentar(?:es)?|governament(?:al|ais)|numerados?))?)
+  | (?P<decreto>decretos?(?:\s+(?:executivos?|regulamentar(?:es)?|governament(?:al|ais)
+        |numerados?))?)
   | (?P<emenda_lei_organica>emendas?\s+(?:[aà]\s+|ao\s+)?(?:lei\s+org[aâ]nica|(?-i:LOM))
         (?:\s+(?:do\s+munic[ií]pio|municipal))?)
   | (?P<emenda_constitucional>emendas?\s+constitucion(?:al|ais))
@@ -228,7 +229,7 @@ def known(name: str) -> tuple[str, str | None, date]:
 # --- unnumbered: the constitutions and the municipality's organic law --------------------
 
 CONSTITUTION = re.compile(r"""
-    constitui[cç][aã]o\s+
+    constitui(?:-\s*)?[cç][aã]o\s+
     (?:(?P<fed>federal|da\s+rep[uú]blica(?:\s+federativa\s+do\s+brasil)?|do\s+brasil|brasileira)
          (?:\s*/\s*(?:19)?88\b|\s+de\s+1988)?
       |(?P<est>estadual|do\s+estado))
@@ -290,19 +291,22 @@ EMENDA_NUMBER_FIRST = re.compile(rf"""
 
 # Verbs of the citing norm acting on a norm named after them.
 ACT_BEFORE = re.compile(r"""
-    \b(?:(?P<revokes>revoga(?:m|-se|m-se|do|da|dos|das)?|revogad[oa]s?|revoga[cç][aã]o
-        |considera(?:m|r)?-se(?:-[aá])?\s+revogad[oa]s?)
+    \b(?:(?P<revokes>revoga(?:m|-se|m-se|do|da|dos|das)?|revogad[oa]s?|revoga[cç][aã]o)
       |(?P<part>suprime(?:m|-se)?|suprimid[oa]s?)
-      |(?P<alters>altera(?:m|-se|m-se)?|alterad[oa]s?|(?:d[aá]|com)\s+nova\s+reda[cç][aã]o
+      |(?P<alters>altera(?:m|-se|m-se)?|alterad[oa]s?|nova\s+reda[cç][aã]o
         |acrescenta(?:m|-se)?|acrescid[oa]s?|acrescentad[oa]s?|inclui(?:-se)?|inclu[ií]d[oa]s?
         |introduz(?:-se)?|modifica(?:m|-se)?|modificad[oa]s?|renumera(?:-se)?|renumerad[oa]s?)
       |(?P<regulates>regulamenta(?:m|-se)?|regulamentad[oa]s?|regulamento\s+d[ao]s?))
     \b
 """, _I)
 
+# Where each verb of ACT_BEFORE starts: found with str.rfind, then matched.
+ACT_STEMS = ("revog", "suprim", "alter", "nova reda", "acresc", "inclu", "introduz", "modific",
+             "renumer", "regulament")
+
 # Verbs after the cited norm: "O art. 3º da Lei nº … passa a vigorar com a seguinte redação".
 ACT_AFTER = re.compile(r"""
-    [^.;:()]{0,160}?\b(?:
+    (?:[^.;:()]|(?<=\d)\.(?=\d)){0,160}?\b(?:
        (?P<alters>passa(?:m|r[aã]o?)?\s+a\s+vigorar\s+(?:com|acrescid|acrescentad|na\s+forma)
         |passa(?:m)?\s+a\s+ter\s+a\s+seguinte|fica(?:m)?\s+(?:alterad|acrescid|acrescentad
         |inclu[ií]d|modificad|renumerad)|(?:é|são)\s+alterad)
@@ -377,6 +381,11 @@ SENTENCE_END = re.compile(r"""
     [.;:!?](?=[\s"”’')]*(?:\n\s*\n|\s+[A-ZÀ-ÖØ-Ý§"“(]|\s*$))
   | \n(?=\s*(?:Art(?:igo)?\.?\s*\d|§|Par[aá]grafo\s+[uú]nico|[IVXL]{1,6}\s*[-–—.)]\s|[a-z]\)\s))
 """, re.VERBOSE)
+# The label a provision starts with, not part of its sentence: "Art. 4º", "§ 2º", "I -".
+PROVISION_LABEL = re.compile(r"""
+    \s*(?:art(?:igo)?\.?\s*\d+(?:\.\d{3})*\s*[º°o]?(?:\s?-\s?[a-z]\b)?\s*[-–—.:]?
+      |§\s*\d+\s*[º°o]?\s*[-–—.:]?|par[aá]grafo\s+[uú]nico\s*[-–—.:]?|[ivxl]{1,6}\s*[-–—)])\s*
+""", _I)
 ABBREVIATIONS = {"art", "arts", "inc", "n", "nº", "n°", "no", "al", "par", "fls", "fl", "pág",
                  "p", "dec", "cf", "sr", "sra", "dr", "dra", "exmo", "exma", "ilmo", "ltda",
                  "obs", "vol", "ex", "prof", "profa", "av", "tel", "nr", "pag", "res", "port"}
