@@ -70,7 +70,9 @@ def _fragment(low: str, lo: int, start: int) -> tuple[str | None, int, bool]:
     tail = P.FRAGMENT_TAIL.search(window, max(0, len(window) - 40))
     if tail is None or not any(hint in window for hint in _PROVISION_HINTS):
         return None, start, False
-    tokens = list(P.FRAGMENT_TOKEN.finditer(window, 0, tail.start()))
+    tokens = [t for t in P.FRAGMENT_TOKEN.finditer(window, max(0, tail.start() - 100),
+                                                    tail.start())
+              if t["roman"] or t.start() == 0 or not window[t.start() - 1].isalpha()]
     chain: list = []
     edge = tail.start()
     for tok in reversed(tokens):

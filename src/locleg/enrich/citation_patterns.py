@@ -89,9 +89,16 @@ LIST_ITEM = re.compile(rf"""
     {_DATE}
 """, _I)
 
+# The same grammar for the lowercased text, without IGNORECASE (faster); a resolution's or
+# portaria's issuer ("CONTRAN") needs the case, so those run on the text.
+TYPE_LOW = re.compile(TYPE.pattern, re.VERBOSE)
+REST_LOW = re.compile(REST.pattern, re.VERBOSE)
+LIST_ITEM_LOW = re.compile(LIST_ITEM.pattern, re.VERBOSE)
+ISSUER_FAMILIES = ("resolucao", "portaria", "instrucao.normativa")
+
 # Words after a bare number that say it is a quantity, not a norm ("em lei 30 dias").
 QUANTITY_AFTER = re.compile(
-    r"\s*(?:[º°ª%]|reais|dias|meses|anos|horas|metros|m²|vezes|habitantes|servidores)", re.I)
+    r"\s*(?:[º°ª%]|reais|dias|meses|anos|horas|metros|m²|vezes|habitantes|servidores)")
 
 # A resolution's or portaria's issuer that makes it federal (or municipal, for the councils).
 FEDERAL_ISSUERS = {
@@ -171,8 +178,8 @@ NAMED = re.compile(r"""
   | (?P<estatuto_igualdade>estatuto\s+da\s+igualdade\s+racial)
 """, _I)
 
-CLT_NAME = re.compile(r"consolida[cç][aã]o\s+das\s+$", re.I)
-CLT_REST = re.compile(r"leis\s+do\s+trabalho", re.I)
+CLT_NAME = re.compile(r"consolida[cç][aã]o\s+das\s+$")
+CLT_REST = re.compile(r"leis\s+do\s+trabalho")
 
 # Case-sensitive, over the original text; boundaries are checked by the caller.
 ACRONYM = re.compile(r"LC\.?M?|L\.C\.|CF(?:\s?/\s?(?:19)?88)?|CTN|CLT|ECA|LRF|CTB|LDB|LGPD|LOAS"
@@ -245,17 +252,17 @@ LOM = re.compile(r"""
 # --- "a referida Lei", "a Lei supracitada" ------------------------------------------------
 
 ANAPHORA_BEFORE = re.compile(
-    r"(?:referid|mencionad|citad|aludid|supracitad|retrocitad|retromencionad|mesm)[ao]s?\s+$", re.I)
+    r"(?:referid|mencionad|citad|aludid|supracitad|retrocitad|retromencionad|mesm)[ao]s?\s+$")
 ANAPHORA_AFTER = re.compile(
     r"\s+(?:supra\s?citad|supra\s?mencionad|supra\s?referid|retro\s?citad|acima\s+(?:citad|"
-    r"mencionad|referid))[ao]s?\b", re.I)
+    r"mencionad|referid))[ao]s?\b")
 ANAPHORA_TYPE = re.compile(r"""
     (?P<lei_complementar>lei\s+complementar)|(?P<decreto_lei>decreto\s?[-–]\s?lei)
   | (?P<decreto>decreto)|(?P<resolucao>resolu[cç][aã]o)|(?P<portaria>portaria)|(?P<lei>lei)
-""", _I)
+""", re.VERBOSE)
 
 # "Projeto de Lei nº 45/2011" is a bill, not a norm.
-BILL_BEFORE = re.compile(r"(?:projetos?|anteprojetos?|minuta|\bPL)\s+(?:de\s+)?$", re.I)
+BILL_BEFORE = re.compile(r"(?:projetos?|anteprojetos?|minuta|\bpl)\s+(?:de\s+)?$")
 
 # --- what the sentence says the citing norm does to the cited one ------------------------
 
@@ -268,10 +275,10 @@ NOTE = re.compile(r"""
       |(?P<regulated>regulamentad[oa]s?)
       |(?P<seen>vide|ver|v\.|vetad[oa]s?|reda[cç][aã]o\s+original|nr)
     )\b[^()]*$
-""", _I)
+""", re.VERBOSE)
 
 # "alterada pela Lei nº …": the cited norm is the agent of an act on another norm.
-AGENT = re.compile(r"\bpel[oa]s?\s+(?:(?:referid|mencionad|citad|aludid|mesm)[oa]s?\s+)?$", re.I)
+AGENT = re.compile(r"\bpel[oa]s?\s+(?:(?:referid|mencionad|citad|aludid|mesm)[oa]s?\s+)?$")
 
 # A reference, not an act: "nos termos da Lei nº …", "conforme o Decreto …".
 REFERENCE_BEFORE = re.compile(r"""
@@ -279,7 +286,7 @@ REFERENCE_BEFORE = re.compile(r"""
        |combinad[oa]s?|c/c|segundo|consoante|nos\s+moldes|na\s+forma|por\s+for[cç]a
        |em\s+cumprimento|observad[oa]s?|observando|amparad[oa]s?|à\s+luz)
     (?:\s+\S+){0,3}\s+$
-""", _I)
+""", re.VERBOSE)
 
 ISSUER_AFTER = re.compile(r"\s*,?\s*d[oa]\s+(?P<issuer>(?-i:[A-Z]{2,8}(?:/[A-Z]{2,4})?))\b", re.I)
 
@@ -298,7 +305,7 @@ ACT_BEFORE = re.compile(r"""
         |introduz(?:-se)?|modifica(?:m|-se)?|modificad[oa]s?|renumera(?:-se)?|renumerad[oa]s?)
       |(?P<regulates>regulamenta(?:m|-se)?|regulamentad[oa]s?|regulamento\s+d[ao]s?))
     \b
-""", _I)
+""", re.VERBOSE)
 
 # Where each verb of ACT_BEFORE starts: found with str.rfind, then matched.
 ACT_STEMS = ("revog", "suprim", "alter", "nova reda", "acresc", "inclu", "introduz", "modific",
@@ -312,14 +319,14 @@ ACT_AFTER = re.compile(r"""
         |inclu[ií]d|modificad|renumerad)|(?:é|são)\s+alterad)
       |(?P<revokes>fica(?:m)?\s+revogad|(?:é|são)\s+revogad|fica(?:m)?\s+suprimid)
       |(?P<regulates>fica(?:m)?\s+regulamentad|(?:é|são)\s+regulamentad))
-""", _I)
+""", re.VERBOSE)
 
 # What breaks the tie between a verb and a norm named after it.
 DETACH = re.compile(r"""
     \b(?:(?<!de\s)(?<!a\s)que|conforme|nos\s+termos|de\s+acordo|com\s+base|com\s+fulcro
        |combinad|nos\s+moldes|em\s+conformidade|disp[oõ]e|na\s+forma|segundo|consoante
        |observad|em\s+vigor|pel[oa]s?)\b
-""", _I)
+""", re.VERBOSE)
 
 # What may stand between two norms an act names together: "a Lei nº 1 e o art. 5º da Lei nº 2",
 # "a Lei nº 1 (Código Tributário), bem como a Lei nº 2".
@@ -328,52 +335,54 @@ CHAIN = re.compile(r"""
     (?:(?:e|ou|bem\s+como|assim\s+como|al[eé]m\s+d[aoe]s?|especialmente|inclusive
         |e\s+suas\s+altera[cç][oõ]es)\s*,?\s*)?
     (?:(?:a|o|as|os|à|ao|às|aos|da|do|das|dos|na|no|nas|nos)\s+)?$
-""", _I)
+""", re.VERBOSE)
 
 # The head of a list of incisos: "Art. 4º Ficam revogados:", "Revogam-se as seguintes leis:".
 LIST_HEAD = re.compile(r"[^.;:]{0,200}:\s*$")
-INCISO_START = re.compile(r"\s*[ivxl]{1,6}\s*[-–—.)]\s", re.I)
+INCISO_START = re.compile(r"\s*[ivxl]{1,6}\s*[-–—.)]\s")
 
 # "Portaria nº 1.510/2009 do Ministério do Trabalho": a federal body after the number.
 FEDERAL_BODY_AFTER = re.compile(
     r"\s*,?\s*d[oa]\s+(?:minist[eé]rio|secretaria\s+(?:especial|do\s+tesouro|da\s+receita)"
-    r"|ag[eê]ncia\s+nacional|conselho\s+nacional|senado\s+federal|c[aâ]mara\s+dos\s+deputados|congresso\s+nacional)",
-    re.I)
+    r"|ag[eê]ncia\s+nacional|conselho\s+nacional|senado\s+federal|c[aâ]mara\s+dos\s+deputados"
+    r"|congresso\s+nacional)")
 
-RELATIVE_BEFORE_VERB = re.compile(r"\bque\s+(?:\S+\s+)?$", re.I)
+RELATIVE_BEFORE_VERB = re.compile(r"\bque\s+(?:\S+\s+)?$")
 
 # The object of an act located in the cited norm: "Fica revogado o benefício previsto na Lei".
 OBJECT_IN = re.compile(
     r"\b(?:previst[oa]s?|de\s+que\s+tratam?|a\s+que\s+se\s+referem?|institu[ií]d[oa]s?"
-    r"|criad[oa]s?|estabelecid[oa]s?|definid[oa]s?|fixad[oa]s?)\b", re.I)
+    r"|criad[oa]s?|estabelecid[oa]s?|definid[oa]s?|fixad[oa]s?)\b")
 
 # Words that make an act concern a part of the norm: "Revoga-se o art. 5º da Lei …".
 PART_WORDS = re.compile(r"""
     \b(?:art(?:igo)?s?\b|incisos?\b|inc\.|al[ií]neas?\b|itens?\b|item\b|caput\b
        |par[aá]grafos?\b|dispositivos\b|anexos?\b|tabelas?\b|express[aã]o\b|express[oõ]es\b)|§
-""", _I)
+""", re.VERBOSE)
 
 # --- fragments: "art. 61, inc. IV, da", "inciso II do § 1º do art. 5º da" ---------------
 
 FRAGMENT_TAIL = re.compile(r"""
     (?:,\s*|\s+)(?:d[aoe]s?|n[ao]s?|à|ao|pel[oa]s?)\s+
     (?:(?:referid|mencionad|citad|aludid|mesm)[oa]s?\s+)?$
-""", _I)
+""", re.VERBOSE)
+# Run on the lowercased text; each branch starts with a literal, which keeps the scan fast
+# (the caller checks that a token does not start inside a word).
 FRAGMENT_TOKEN = re.compile(r"""
-    (?P<art>\bart(?:igo)?(?P<arts>s)?\.?\s*(?P<artn>\d+(?:\.\d{3})*)(?:\s?[º°o])?
+    (?P<art>art(?:igo)?(?P<arts>s)?\.?\s*(?P<artn>\d+(?:\.\d{3})*)(?:\s?[º°o])?
         (?:\s?-\s?(?P<arts_suffix>[a-z])\b)?
         (?P<artmore>(?:\s*,\s*|\s+(?:a|e|at[eé])\s+)\d+(?:\s?[º°o])?(?:\s?-\s?[a-z]\b)?)*)
   | (?P<par>(?P<pars>§§\s*\d+(?:\s?[º°o])?(?:(?:\s*,\s*|\s+[ae]\s+)\d+(?:\s?[º°o])?)*)
         |§\s*(?P<parn>\d+)(?:\s?[º°o])?|§\s*[uú]nico|par[aá]grafo\s+[uú]nico
         |par\.\s*[uú]nico|(?P<parw>par[aá]grafos)|par[aá]grafo\s+(?P<parn2>\d+)(?:\s?[º°o])?)
-  | (?P<inc>\b(?:(?P<incs>incisos)|inciso|inc\.)\s*(?P<incn>[ivxlc]+)\b
+  | (?P<inc>(?:(?P<incs>incisos)|inciso|inc\.)\s*(?P<incn>[ivxlc]+)\b
         (?:(?:\s*,\s*|\s+[ae]\s+)[ivxlc]+\b)*)
-  | (?P<ali>\b(?:(?P<alis>al[ií]neas)|al[ií]nea|al\.)\s*["“']?(?P<alin>[a-z])\b["”']?)
-  | (?P<ite>\b(?:(?P<ites>itens)|item)\s+(?P<iten>\d+))
-  | (?P<cpt>\bcaput\b)
-  | (?P<roman>(?<=,\s)(?P<romann>[ivx]{1,5})\b)
-""", _I | re.VERBOSE)
-FRAGMENT_GLUE = re.compile(r"^(?:\s*,\s*|\s+(?:d[oa]s?|e)\s+|\s+|\s*,\s*(?:d[oa]s?)\s+)$", re.I)
+  | (?P<ali>(?:(?P<alis>al[ií]neas)|al[ií]nea|al\.)\s*["“']?(?P<alin>[a-z])\b["”']?)
+  | (?P<ite>(?:(?P<ites>itens)|item)\s+(?P<iten>\d+))
+  | (?P<cpt>caput\b)
+  | (?P<roman>,\s(?P<romann>[ivx]{1,5})\b)
+""", re.VERBOSE)
+FRAGMENT_GLUE = re.compile(r"^(?:\s*,\s*|\s+(?:d[oa]s?|e)\s+|\s+|\s*,\s*(?:d[oa]s?)\s+)$")
 
 # --- sentences and articles ---------------------------------------------------------------
 

@@ -75,8 +75,8 @@ class Scan:
     def _typed(self, pos: int, keyword: str) -> int | None:
         text, low = self.text, self.low
         if P.BILL_BEFORE.search(low, max(0, pos - 24), pos):
-            t = P.TYPE.match(text, pos)
-            r = t and P.REST.match(text, t.end())
+            t = P.TYPE_LOW.match(low, pos)
+            r = t and P.REST_LOW.match(low, t.end())
             return r.end() if r else None
         end = self._numbered(pos)
         if end:
@@ -97,7 +97,7 @@ class Scan:
             return self._known_name(pos, m.end(), m.lastgroup)
         back = low[max(0, pos - 20):pos]
         if P.CLT_NAME.search(back):
-            m = P.CLT_REST.match(text, pos)
+            m = P.CLT_REST.match(low, pos)
             if m:
                 start = pos - (len(back) - P.CLT_NAME.search(back).start())
                 return self._known_name(start, m.end(), "clt")
@@ -111,23 +111,28 @@ class Scan:
             return m.end()
         return self._anaphora(pos)
 
-    def _numbered(self, pos: int) -> int | None:
-        text = self.text
-        t = P.TYPE.match(text, pos)
+    def _numbered(self, pos: int, cased: bool = False) -> int | None:
+        """A numbered citation (or a list of them) at pos. `cased`: the type is an acronym
+        ("LC"), read on the text itself."""
+        text, low = self.text, self.low
+        t = P.TYPE.match(text, pos) if cased else P.TYPE_LOW.match(low, pos)
         if t is None:
             return None
-        r = P.REST.match(text, t.end())
+        family = P.FAMILY[t.lastgroup]
+        if cased or family in P.ISSUER_FAMILIES:
+            r = P.REST.match(text, t.end())
+        else:
+            r = P.REST_LOW.match(low, t.end())
         if r is None:
             return None
-        family = P.FAMILY[t.lastgroup]
         if r["compl"] and family == "lei":
             family = "lei.complementar"
-        typed = t.group()
-        plural = typed.split()[0].lower().endswith(("s", "ões", "oes")) or \
+        typed = low[pos:t.end()]
+        plural = typed.split()[0].endswith(("s", "ões", "oes")) or \
             bool(r["no"] and r["no"].rstrip(".").lower().endswith("s"))
         if r["no"] is None and family != "lei.complementar" and not _dated(r) \
                 and "." not in r["num"]:
-            if not typed[0].isupper() or P.QUANTITY_AFTER.match(text, r.end("num")):
+            if not text[pos].isupper() or P.QUANTITY_AFTER.match(low, r.end("num")):
                 return None
         sphere = (r["sphere"] or r["sphere2"] or "").lower() or None
         issuer = r["issuer"]
@@ -136,14 +141,14 @@ class Scan:
             after = P.ISSUER_AFTER.match(text, end)
             if after:
                 issuer = after["issuer"]
-        if sphere is None and issuer is None and P.FEDERAL_BODY_AFTER.match(text, end):
+        if sphere is None and issuer is None and P.FEDERAL_BODY_AFTER.match(low, end):
             sphere = "federal"
         if issuer is not None:
             issuer = " ".join(issuer.split())
         items = [(pos, r)]
         cursor = r.end()
         while True:
-            li = P.LIST_ITEM.match(text, cursor)
+            li = P.LIST_ITEM_LOW.match(low, cursor)
             if li is None or not (plural or li["no"] or li["year"] or _dated(li)):
                 break
             items.append((li.start("start"), li))
@@ -226,7 +231,7 @@ class Scan:
         if end < len(text) and text[end].isalnum():
             return None
         if acronym.startswith(("LC", "L.C")):
-            return self._numbered(pos)
+            return self._numbered(pos, cased=True)
         if acronym.startswith("CF"):
             if end < len(text) and text[end] == "." and text[end + 1:end + 3].strip()[:1].islower():
                 return None
@@ -241,7 +246,7 @@ class Scan:
     def _anaphora(self, pos: int) -> int | None:
         """'a referida Lei', 'da mesma Lei', 'a Lei supracitada': the latest norm of that type."""
         text, low = self.text, self.low
-        t = P.ANAPHORA_TYPE.match(text, pos)
+        t = P.ANAPHORA_TYPE.match(low, pos)
         if t is None:
             return None
         start, end = pos, t.end()
@@ -249,7 +254,7 @@ class Scan:
         if back:
             start = back.start()
         else:
-            after = P.ANAPHORA_AFTER.match(text, end)
+            after = P.ANAPHORA_AFTER.match(low, end)
             if after is None:
                 return None
             end = after.end()
