@@ -27,39 +27,39 @@ _ACT_STEMS = ("revog", "suprim", "alter", "reda", "acresc", "inclu", "introduz",
               "renumer", "regulament", "vigor", "seguinte")
 
 
-def _sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+def _sentence_bounds(text: str, low: str, start: int, end: int) -> tuple[int, int]:
     """The sentence around [start, end): after the last end of sentence before it, up to the
     next one, at most 700 characters either side, without its provision label ("Art. 4º")."""
-    s = max(0, start - 700)
-    hi = start
-    while hi > s:  # backwards, a short window at a time: sentences are short
-        lo = max(s, hi - 200)
-        found = None
-        for m in P.SENTENCE_END.finditer(text, lo, hi):
-            if not _abbreviation(text, m.start()):
-                found = m.end()
-        if found is not None:
-            s = found
+    floor = max(0, start - 700)
+    s, hi = floor, start
+    while True:  # backwards over the candidates, nearest first
+        i = max(low.rfind(".", floor, hi), low.rfind(";", floor, hi), low.rfind(":", floor, hi),
+                low.rfind("\n", floor, hi), low.rfind("!", floor, hi), low.rfind("?", floor, hi))
+        if i == -1:
             break
-        hi = lo
+        m = P.SENTENCE_END.match(text, i)
+        if m and m.end() <= start and not _abbreviation(low, i):
+            s = m.end()
+            break
+        hi = i
     label = P.PROVISION_LABEL.match(text, s, start)
     if label:
         s = label.end()
     e = min(len(text), end + 700)
     for m in P.SENTENCE_END.finditer(text, end, e):
-        if not _abbreviation(text, m.start()):
+        if not _abbreviation(low, m.start()):
             e = m.end()
             break
     return s, e
 
 
-def _abbreviation(text: str, dot: int) -> bool:
-    if text[dot] != ".":
+def _abbreviation(low: str, dot: int) -> bool:
+    if low[dot] != ".":
         return False
     i = dot
-    while i > 0 and (text[i - 1].isalpha() or text[i - 1] in "º°") and dot - i < 6:
+    while i > 0 and (low[i - 1].isalpha() or low[i - 1] in "º°") and dot - i < 6:
         i -= 1
-    return text[i:dot].lower() in P.ABBREVIATIONS
+    return low[i:dot] in P.ABBREVIATIONS
 
 
 def _fragment(low: str, lo: int, start: int) -> tuple[str | None, int, bool]:
@@ -68,9 +68,12 @@ def _fragment(low: str, lo: int, start: int) -> tuple[str | None, int, bool]:
     window_start = max(lo, start - 160)
     window = low[window_start:start]
     tail = P.FRAGMENT_TAIL.search(window, max(0, len(window) - 40))
-    if tail is None or not any(hint in window for hint in _PROVISION_HINTS):
+    if tail is None:
         return None, start, False
-    tokens = [t for t in P.FRAGMENT_TOKEN.finditer(window, max(0, tail.start() - 100),
+    near = window[max(0, tail.start() - 80):tail.start()]
+    if not any(hint in near for hint in _PROVISION_HINTS):
+        return None, start, False
+    tokens = [t for t in P.FRAGMENT_TOKEN.finditer(window, max(0, tail.start() - 80),
                                                     tail.start())
               if t["roman"] or t.start() == 0 or not window[t.start() - 1].isalpha()]
     chain: list = []
@@ -129,7 +132,7 @@ def read_acts(text: str, low: str, cites: list[Citation]) -> None:
     sentence, acts = "", False
     for c in cites:
         if not bounds[0] <= c.start < bounds[1] or c.end > bounds[1]:
-            bounds = _sentence_bounds(text, c.start, c.end)
+            bounds = _sentence_bounds(text, low, c.start, c.end)
             prev = None
             sentence = " ".join(text[bounds[0]:bounds[1]].split())
             part = low[bounds[0]:bounds[1]]

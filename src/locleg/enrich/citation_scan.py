@@ -180,7 +180,7 @@ class Scan:
         if year is None and list_year is not None:
             year = list_year
             flags.append("list_year")
-        if year is not None and not FIRST_YEAR <= year <= date.today().year + 1:
+        if year is not None and not FIRST_YEAR <= year <= _this_year() + 1:
             flags.append("implausible_year")
         if sphere is not None:
             source = "written"
@@ -288,6 +288,10 @@ def _quoted_before(text: str, c: Citation, pos: int) -> bool:
     return any(q in text[c.end:pos] for q in '"”')
 
 
+def _this_year() -> int:
+    return date.today().year
+
+
 def _dated(m) -> bool:
     return bool(m["year"] or m["dyear"] or m["nyear"] or m["oyear"])
 
@@ -299,7 +303,7 @@ def _year(raw: str | None) -> int | None:
     raw = raw.replace(".", "")
     value = int(raw)
     if len(raw) == 2:
-        this = date.today().year
+        this = _this_year()
         value += 2000 if 2000 + value <= this + 1 else 1900
     return value
 
