@@ -18,6 +18,7 @@ pass of a single naive pattern ("Lei nº 123") over the same texts.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import re
 import sys
@@ -31,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from tests.citation_labels import load  # noqa: E402
 from tests.seed000_text import PAGES  # noqa: E402
 
-from locleg.enrich.citations import find_citations  # noqa: E402
+from locleg.enrich.citations import citation_key, find_citations  # noqa: E402
 from locleg.samples import sample_text  # noqa: E402
 
 TARGET_PRECISION = 0.95
@@ -56,6 +57,9 @@ def quality(texts) -> dict[str, Counter]:
                 s["fragment"] += c.fragment == x.fragment
                 s["dated"] += x.date is not None
                 s["date"] += x.date is not None and c.date == x.date
+                # the key the resolver will look up, against the labelled norm's key
+                labelled = dataclasses.replace(c, sphere=x.sphere, sphere_source="written")
+                s["key"] += citation_key(c, lt.citing) == citation_key(labelled, lt.citing)
                 if x.kind != "cites":
                     s["acts"] += 1
                     s["acts_ok"] += c.kind == x.kind
@@ -76,7 +80,8 @@ def report_quality(scores: dict[str, Counter]) -> bool:
         tp = max(1, s["tp"])
         print(f"{'':>9}  on the {s['tp']} matched: kind {s['kind'] / tp:.3f}, acts (revoke/alter/"
               f"regulate…) {s['acts_ok']}/{s['acts']}, sphere {s['sphere'] / tp:.3f}, "
-              f"fragment {s['fragment'] / tp:.3f}, date {s['date']}/{s['dated']}")
+              f"fragment {s['fragment'] / tp:.3f}, date {s['date']}/{s['dated']}, "
+              f"resolution key {s['key'] / tp:.3f}")
         if name == "all":
             ok = precision >= TARGET_PRECISION and recall >= TARGET_RECALL
     return ok

@@ -142,9 +142,20 @@ def test_espirito_santo_2482_cites_federal_norms_and_its_consolidation_notes():
      ("Medida Provisória nº 2.166-67, de 2001", "medida.provisoria", "2166-67", 2001)),
     ("a Resolução CONAMA nº 237/1997", ("Resolução CONAMA nº 237/1997", "resolucao", "237",
                                         1997)),
+    ("pela Emenda Constitucional nº 86, de 17 de março de 2015.",
+     ("Emenda Constitucional nº 86, de 17 de março de 2015", "emenda.constitucional", "86",
+      2015)),
+    ("a Instrução Normativa nº 2, de 20 de dezembro de 2016,",
+     ("Instrução Normativa nº 2, de 20 de dezembro de 2016", "instrucao.normativa", "2", 2016)),
 ])
 def test_forms_of_a_citation(snippet, expected):
     assert cites(snippet) == [expected]
+
+
+def test_offsets_hold_when_a_letter_lowercases_to_two_characters():
+    text = "İSTANBUL. Conforme a Lei nº 1.996/2008."
+    c = one(text)
+    assert text[c.start:c.end] == c.text == "Lei nº 1.996/2008"
 
 
 def test_the_citing_year_does_not_bend_two_digit_years():

@@ -57,7 +57,7 @@ class Scan:
             pos -= len(back) - cut
         elif keyword == "normativa":
             back = low[max(0, pos - 12):pos]
-            cut = max(back.rfind("instru"), -1)
+            cut = back.rfind("instru")
             if cut == -1:
                 return None
             pos -= len(back) - cut
@@ -137,7 +137,7 @@ class Scan:
         sphere = (r["sphere"] or r["sphere2"] or "").lower() or None
         issuer = r["issuer"]
         end = r.end()
-        if issuer is None and family in ("resolucao", "portaria", "instrucao.normativa"):
+        if issuer is None and family in P.ISSUER_FAMILIES:
             after = P.ISSUER_AFTER.match(text, end)
             if after:
                 issuer = after["issuer"]
@@ -190,8 +190,8 @@ class Scan:
             sphere, source = "federal", "type"
         elif year is not None and (family, number, year) in P.KNOWN_FEDERAL:
             sphere, source = "federal", "known"
-        elif self._sphere_seen(family, number, year):
-            sphere, source = self._sphere_seen(family, number, year), "text"
+        elif seen := self._sphere_seen(family, number, year):
+            sphere, source = seen, "text"
         else:
             sphere, source = self.level, "implied"
         if source != "implied" and source != "text":
