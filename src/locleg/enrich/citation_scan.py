@@ -1,0 +1,328 @@
+"""Reading the citations of a text: candidate positions by plain substring search, then the
+grammar of `citation_patterns` at each position."""
+
+from __future__ import annotations
+
+from datetime import date
+from functools import lru_cache
+
+from . import citation_patterns as P
+from .citation_model import FIRST_YEAR, Citation
+from .numbering import canonical_number
+
+# Numbers repeat from text to text (and within one); canonical_number folds accents first.
+canonical = lru_cache(maxsize=65536)(canonical_number)
+
+
+class Scan:
+    """One pass over a text: candidate positions by substring search, then the grammar at
+    each position, left to right, never inside a citation already read."""
+
+    def __init__(self, text: str, low: str, level: str) -> None:
+        self.text, self.low, self.level = text, low, level
+        self.out: list[Citation] = []
+        self.spheres: dict[tuple[str, str], tuple[str, int | None]] = {}
+
+    def run(self) -> list[Citation]:
+        low, text = self.low, self.text
+        hits: list[tuple[int, str]] = []
+        for keyword in P.KEYWORDS:
+            i = low.find(keyword)
+            while i != -1:
+                hits.append((i, keyword))
+                i = low.find(keyword, i + 1)
+        for m in P.ACRONYM.finditer(text):
+            hits.append((m.start(), m.group()))
+        hits.sort()
+        consumed = 0
+        for pos, keyword in hits:
+            if pos < consumed:
+                continue
+            end = self._at(pos, keyword)
+            if end:
+                consumed = end
+        return self.out
+
+    def _at(self, pos: int, keyword: str) -> int | None:
+        low = self.low
+        if keyword == "digo":
+            pos -= 2
+            if pos < 0 or low[pos:pos + 2] not in ("có", "co"):
+                return None
+        elif keyword == "provis":
+            back = low[max(0, pos - 9):pos]
+            cut = back.rfind("medida")
+            if cut == -1 or back[cut:].strip() not in ("medida", "medidas"):
+                return None
+            pos -= len(back) - cut
+        elif keyword == "normativa":
+            back = low[max(0, pos - 12):pos]
+            cut = back.rfind("instru")
+            if cut == -1:
+                return None
+            pos -= len(back) - cut
+        if pos > 0 and (low[pos - 1].isalnum() or low[pos - 1] == "_"):
+            return None
+        if keyword in ("lei", "decret", "resolu", "portaria", "emenda", "provis", "normativa"):
+            return self._typed(pos, keyword)
+        if keyword in ("digo", "estatuto"):
+            return self._named(pos)
+        if keyword == "constitui":
+            return self._constitution(pos)
+        return self._acronym(pos, keyword)
+
+    # numbered citations and what can stand in their place
+    def _typed(self, pos: int, keyword: str) -> int | None:
+        text, low = self.text, self.low
+        if P.BILL_BEFORE.search(low, max(0, pos - 24), pos):
+            t = P.TYPE_LOW.match(low, pos)
+            r = t and P.REST_LOW.match(low, t.end())
+            return r.end() if r else None
+        end = self._numbered(pos)
+        if end:
+            return end
+        if keyword == "emenda":
+            m = P.EMENDA_NUMBER_FIRST.match(text, pos)
+            if m:
+                number = canonical(m["num"])
+                year = _year(m["year"])
+                self._add(pos, m.end(), "emenda.lei.organica", number, year, None,
+                          self.level, "implied")
+                return m.end()
+            return None
+        if keyword != "lei":
+            return self._anaphora(pos)
+        m = P.NAMED.match(text, pos)
+        if m:
+            return self._known_name(pos, m.end(), m.lastgroup)
+        back = low[max(0, pos - 20):pos]
+        if P.CLT_NAME.search(back):
+            m = P.CLT_REST.match(low, pos)
+            if m:
+                start = pos - (len(back) - P.CLT_NAME.search(back).start())
+                return self._known_name(start, m.end(), "clt")
+        if "emenda" in low[max(0, pos - 14):pos]:
+            return None  # "Esta Emenda à Lei Orgânica": the citing norm's own type
+        m = P.LOM.match(text, pos)
+        # "Lei Orgânica da Magistratura" is not the municipality's
+        if m and (m["df"] or self.level == "municipal" and (m["mun"] or m["after"] is None)):
+            sphere = "distrital" if m["df"] else "municipal"
+            self._add(pos, m.end(), "lei.organica", None, None, None, sphere, "type")
+            return m.end()
+        return self._anaphora(pos)
+
+    def _numbered(self, pos: int, cased: bool = False) -> int | None:
+        """A numbered citation (or a list of them) at pos. `cased`: the type is an acronym
+        ("LC"), read on the text itself."""
+        text, low = self.text, self.low
+        t = P.TYPE.match(text, pos) if cased else P.TYPE_LOW.match(low, pos)
+        if t is None:
+            return None
+        family = P.FAMILY[t.lastgroup]
+        if cased or family in P.ISSUER_FAMILIES:
+            r = P.REST.match(text, t.end())
+        else:
+            r = P.REST_LOW.match(low, t.end())
+        if r is None:
+            return None
+        if r["compl"] and family == "lei":
+            family = "lei.complementar"
+        typed = low[pos:t.end()]
+        plural = typed.split()[0].endswith(("s", "ões", "oes")) or \
+            bool(r["no"] and r["no"].rstrip(".").lower().endswith("s"))
+        if r["no"] is None and family != "lei.complementar" and not _dated(r) \
+                and "." not in r["num"]:
+            if not text[pos].isupper() or P.QUANTITY_AFTER.match(low, r.end("num")):
+                return None
+        sphere = (r["sphere"] or r["sphere2"] or "").lower() or None
+        issuer = r["issuer"]
+        end = r.end()
+        if issuer is None and family in P.ISSUER_FAMILIES:
+            after = P.ISSUER_AFTER.match(text, end)
+            if after:
+                issuer = after["issuer"]
+        if sphere is None and issuer is None and P.FEDERAL_BODY_AFTER.match(low, end):
+            sphere = "federal"
+        if issuer is not None:
+            issuer = " ".join(issuer.split())
+        items = [(pos, r)]
+        cursor = r.end()
+        while True:
+            li = P.LIST_ITEM_LOW.match(low, cursor)
+            if li is None or not (plural or li["no"] or li["year"] or _dated(li)):
+                break
+            items.append((li.start("start"), li))
+            cursor = li.end()
+        list_year = _year_of(items[-1][1]) if len(items) > 1 else None
+        for start, m in items:
+            self._add_numbered(start, m, family, sphere, issuer, list_year)
+        return cursor
+
+    def _add_numbered(self, start: int, m, family: str, sphere: str | None,
+                      issuer: str | None, list_year: int | None) -> None:
+        raw = m["num"] + (m["suffix"] or "")
+        number = canonical(raw)
+        if number is None:
+            return
+        end = m.end()
+        if m["reed"]:
+            if family == "medida.provisoria":
+                number += "-" + m["reed"]
+            else:
+                end = m.start("reed") - 1
+        flags: list[str] = []
+        signed, date_year = _date(m, flags)
+        year = _year(m["year"])
+        if year is not None and date_year is not None and year != date_year:
+            flags.append("year_mismatch")
+        if year is None:
+            year = date_year
+        if year is None and list_year is not None:
+            year = list_year
+            flags.append("list_year")
+        if year is not None and not FIRST_YEAR <= year <= _this_year() + 1:
+            flags.append("implausible_year")
+        if sphere is not None:
+            source = "written"
+        elif issuer and issuer.lower() in P.FEDERAL_ISSUERS:
+            sphere, source = "federal", "issuer"
+        elif family in P.FEDERAL_FAMILIES:
+            sphere, source = "federal", "type"
+        elif year is not None and (family, number, year) in P.KNOWN_FEDERAL:
+            sphere, source = "federal", "known"
+        elif seen := self._sphere_seen(family, number, year):
+            sphere, source = seen, "text"
+        else:
+            sphere, source = self.level, "implied"
+        if source != "implied" and source != "text":
+            # the same norm cited again further on, without its sphere, is the same norm
+            self.spheres.setdefault((family, number), (sphere, year))
+        self._add(start, end, family, number, year, signed, sphere, source,
+                  tuple(flags), issuer)
+
+    def _sphere_seen(self, family: str, number: str, year: int | None) -> str | None:
+        seen = self.spheres.get((family, number))
+        if seen is None or year is not None and seen[1] is not None and year != seen[1]:
+            return None
+        return seen[0]
+
+    def _known_name(self, start: int, end: int, name: str) -> int:
+        family, number, signed = P.known(name)
+        self._add(start, end, family, number, signed.year, signed, "federal", "known",
+                  ("known_law",))
+        return end
+
+    def _named(self, pos: int) -> int | None:
+        m = P.NAMED.match(self.text, pos)
+        return self._known_name(pos, m.end(), m.lastgroup) if m else None
+
+    def _constitution(self, pos: int) -> int | None:
+        m = P.CONSTITUTION.match(self.text, pos)
+        if m is None:
+            return None
+        if m["fed"]:
+            return self._known_name(pos, m.end(), "cf")
+        self._add(pos, m.end(), "constituicao", None, None, None, "estadual", "written")
+        return m.end()
+
+    def _acronym(self, pos: int, acronym: str) -> int | None:
+        text = self.text
+        end = pos + len(acronym)
+        if end < len(text) and text[end].isalnum():
+            return None
+        if acronym.startswith(("LC", "L.C")):
+            return self._numbered(pos, cased=True)
+        if acronym.startswith("CF"):
+            if end < len(text) and text[end] == "." and text[end + 1:end + 3].strip()[:1].islower():
+                return None
+            return self._known_name(pos, end, "cf")
+        if acronym == "LOM":
+            if self.level != "municipal":
+                return None
+            self._add(pos, end, "lei.organica", None, None, None, "municipal", "type")
+            return end
+        return self._known_name(pos, end, P.ACRONYM_KNOWN[acronym])
+
+    def _anaphora(self, pos: int) -> int | None:
+        """'a referida Lei', 'da mesma Lei', 'a Lei supracitada': the latest norm of that type."""
+        text, low = self.text, self.low
+        t = P.ANAPHORA_TYPE.match(low, pos)
+        if t is None:
+            return None
+        start, end = pos, t.end()
+        back = P.ANAPHORA_BEFORE.search(low, max(0, pos - 24), pos)
+        if back:
+            start = back.start()
+        else:
+            after = P.ANAPHORA_AFTER.match(low, end)
+            if after is None:
+                return None
+            end = after.end()
+        families = {"lei": ("lei", "lei.complementar", "lei.delegada")}.get(
+            t.lastgroup, (P.FAMILY[t.lastgroup],))
+        for previous in reversed(self.out):
+            if previous.family in families and previous.number is not None \
+                    and not _quoted_before(text, previous, start):
+                self._add(start, end, previous.family, previous.number, previous.year,
+                          previous.date, previous.sphere, previous.sphere_source,
+                          ("anaphora",), previous.issuer)
+                return end
+        return None
+
+    def _add(self, start: int, end: int, family: str, number: str | None, year: int | None,
+             signed: date | None, sphere: str | None, source: str,
+             flags: tuple[str, ...] = (), issuer: str | None = None) -> None:
+        while end > start and self.text[end - 1] in " \t\n,":
+            end -= 1
+        self.out.append(Citation(start, end, self.text[start:end], family, number, year, signed,
+                                 sphere, source, flags=flags, issuer=issuer))
+
+
+def _quoted_before(text: str, c: Citation, pos: int) -> bool:
+    """Is `c` inside a quotation that closes before `pos` (the new wording of an amended
+    provision, which "a referida Lei" after it does not point into)?"""
+    line = text.rfind("\n", 0, c.start) + 1
+    opened = max(text.rfind("“", line, c.start), text.rfind('"', line, c.start))
+    if opened == -1:
+        return False
+    return any(q in text[c.end:pos] for q in '"”')
+
+
+def _this_year() -> int:
+    return date.today().year
+
+
+def _dated(m) -> bool:
+    return bool(m["year"] or m["dyear"] or m["nyear"] or m["oyear"])
+
+
+def _year(raw: str | None) -> int | None:
+    """'2008' -> 2008; two digits to the latest century that is not in the future."""
+    if not raw:
+        return None
+    raw = raw.replace(".", "")
+    value = int(raw)
+    if len(raw) == 2:
+        this = _this_year()
+        value += 2000 if 2000 + value <= this + 1 else 1900
+    return value
+
+
+def _year_of(m) -> int | None:
+    return _year(m["year"] or m["dyear"] or m["nyear"] or m["oyear"])
+
+
+def _date(m, flags: list[str]) -> tuple[date | None, int | None]:
+    """The written date of signature, and its year (kept even when the date is impossible)."""
+    if m["dyear"]:
+        day, month, year = int(m["day"]), P.MONTH[m["month"].lower().replace("ç", "c")], \
+            _year(m["dyear"])
+    elif m["nyear"]:
+        day, month, year = int(m["nday"]), int(m["nmonth"]), _year(m["nyear"])
+    else:
+        return None, _year(m["oyear"])
+    try:
+        return date(year, month, day), year
+    except ValueError:
+        flags.append("invalid_date")
+        return None, year
