@@ -24,8 +24,9 @@ from ..jurisdictions import fold
 from .numbering import canonical_number
 from .types import normalize_type
 
-# No Brazilian norm predates independence; a later year than today's is a misreading.
-MIN_YEAR = 1822
+# The first plausible year of a Brazilian norm (the court's arrival in 1808, as the citations
+# reader has it); a heading dated after today is a misreading.
+MIN_YEAR = 1808
 # The heading is near the top: past this many characters or lines it is a citation anyway.
 HEAD_CHARS = 4000
 HEAD_LINES = 60
@@ -45,8 +46,9 @@ def _words(*words: str) -> str:
     return r"\s+".join(_ocr_word(w) for w in words)
 
 
-# LEI, the commonest type, worn down by OCR: LEl, LE1, LEE, LEU, LES, LFI.
-_LEI, _ORGANICA = r"[li1|] ?[e3f] ?[il1|!eus]", _ocr_word("organica")
+# LEI, the commonest type, worn down by OCR: LEl, LE1, LEE, LEU, LES, LFI, LET, LEX (a type,
+# a "Nº" and a number must follow; the reading notes the damage).
+_LEI, _ORGANICA = r"(?:[li1|] ?[e3f] ?[il1|!eus]|l ?[e3] ?[a-z])", _ocr_word("organica")
 # (canonical label for normalize_type, pattern): the longest names first.
 _TYPE_NAMES: list[tuple[str, str]] = [
     ("emenda a lei organica",
@@ -115,6 +117,7 @@ _DATE = (
 )
 # A date a few specks after the number ("12-4, de 21 de agosto de 2009").
 _LATE_DATE = re.compile(r"(?P<gap>[^a-z\n]{1,5}?)" + _DATE)
+_SUFFIX_LIKE = re.compile(r"-\s?\w$")
 _HEADING = re.compile(
     rf"{_NOISE}(?P<type>{_TYPES})(?P<qualifiers>{_QUALIFIERS}){_SPECKS}(?P<marker>{_MARKER})?{_SPECKS}"
     rf"(?:{_NO_NUMBER}|{_NUMBER}{_SUFFIX}?{_NUMBER_YEAR}?){_EMENDA_TAIL}?{_DATE}?"
@@ -124,8 +127,8 @@ _ORGANIC_LAW = re.compile(
     rf"{_NOISE}(?P<type>(?P<t1>{_LEI}\s+{_ORGANICA}))"
     r"(?:\s+(?:d[oe]\s+municipio|municipal)(?:\s+d[eoa]s?\s+[^\d\n]{2,60})?)?[\s.]*(?:\n|$)"
 )
-# After the type: a space, or "Nº" glued to it ("LEINº 1,111" in OCR output).
-_TYPE_START = re.compile(rf"{_NOISE}(?:{_TYPES})(?:(?![a-z])|(?=n\W?\s?[o°9.]?\s?[0-9oil|]))")
+# After the type: a space, or "Nº" glued to it ("LEINº 1,111", "LEINS 7.447" in OCR output).
+_TYPE_START = re.compile(rf"{_NOISE}(?:{_TYPES})(?:(?![a-z])|(?={_MARKER}\s*[0-9oil|]))")
 # Where the heading has surely been passed: the first article, the enacting clause.
 _FIRST_ARTICLE = re.compile(r"\W*art(?:igo)?\s?\.?\s?[1il|]\s?(?:[o°.º\s-]|$)")
 _ENACTING = re.compile(r"\b(?:decreta|resolve|promulga|sanciono[^\n]*seguinte)\b[^\n]*:\s*$")
@@ -150,6 +153,19 @@ _MONTH_NUMBER = {name: i for i, name in enumerate(_MONTHS, 1)}
 _MONTH_NUMBER.update({name[:3]: i for i, name in enumerate(_MONTHS, 1)})
 # OCR letters in a number: l/I/| for 1, O for 0, S for 5, B for 8, Z for 2.
 _DIGITS_OF = str.maketrans("oil|sbz", "0111582")
+
+
+class _FoldTable(dict):
+    """fold() one character at a time, for str.translate: folding is per character (NFKD
+    decomposes each on its own, and the accents it splits off are dropped), so a table filled
+    on first sight gives fold's result at a fraction of its cost on a line with 'nº'."""
+
+    def __missing__(self, code: int) -> str:
+        self[code] = folded = fold(chr(code))
+        return folded
+
+
+_FOLD = _FoldTable()
 
 
 @dataclass(frozen=True)
@@ -211,13 +227,13 @@ def _top_lines(text: str) -> tuple[list[tuple[int, str]], list[str]]:
         stripped = line.strip()
         if not stripped:
             continue
-        # Most lines are ASCII: lower() is their fold, at a fraction of its cost.
-        low = stripped.lower() if stripped.isascii() else fold(stripped)
-        if _FIRST_ARTICLE.match(low):
+        low = stripped.lower() if stripped.isascii() else stripped.translate(_FOLD)
+        # The cheap tests first: most lines have no "art" at their start, no final colon.
+        if "art" in low[:6] and _FIRST_ARTICLE.match(low):
             break
         kept.append((index, stripped))
         folded.append(low)
-        if len(kept) >= HEAD_LINES or _ENACTING.search(low):
+        if len(kept) >= HEAD_LINES or (low[-1] == ":" and _ENACTING.search(low)):
             break
     return kept, folded
 
@@ -237,10 +253,17 @@ def _candidate(kept: list[tuple[int, str]], folded: list[str], at: int, page_lin
         groups, end, organic = match.groupdict(), match.end(), False
         if not groups["date"]:
             late = _LATE_DATE.match(window, end)
-            if late:  # "LEI Nº 12-4, de 21 de agosto de 2009": a misread suffix before the date
+            if late:  # specks between the number and the date
                 groups = {**groups, **late.groupdict()}
                 end = late.end()
-                notes.append(f"skipped {late['gap'].strip()!r} before the date")
+                gap = late["gap"].strip(" ,")
+                if _SUFFIX_LIKE.match(gap):
+                    # "LEI Nº 12-4, de 21 de agosto": a suffix misread ("12-A"?). 12-A is
+                    # another norm than 12: the number is left unread, not guessed.
+                    notes.append(f"number unreadable: {groups['number'] + gap!r}")
+                    groups["number"] = None
+                else:
+                    notes.append(f"skipped {gap!r} before the date")
     else:
         match = _ORGANIC_LAW.match(window)
         if not match:
@@ -262,7 +285,7 @@ def _candidate(kept: list[tuple[int, str]], folded: list[str], at: int, page_lin
         return None
     number, number_printed, year, when, more_notes, more_factor = reading
     label = _group_label(groups)
-    if label != "lei organica" and number is None and not groups.get("sn"):
+    if label != "lei organica" and number is None and not groups.get("sn") and not notes:
         return None
     spelled = next(name for group, name in _TYPE_GROUPS if groups.get(group))
     if normalize_type(window[type_span[0]:type_span[1]]) != normalize_type(spelled):
@@ -389,7 +412,7 @@ def _reading(groups: dict, today: date
         factor *= 0.9
     if number_year is not None and not MIN_YEAR <= number_year <= today.year:
         notes.append(f"year {number_year} after the number is not plausible")
-        number_year = None
+        number_year, factor = None, factor * 0.9
     if year is None:
         year = number_year
     elif number_year is not None and number_year != year:

@@ -458,6 +458,45 @@ _WRITTEN: list[tuple[str, str, str, Expected | None]] = [
     ("lowercase-month-uppercase-rest", "mixed-case",
      "Decreto Nº 52, de 13 de Junho de 2012\nDispõe sobre o expediente.",
      _e("decreto", "52", date(2012, 6, 13), 2012)),
+    # Headings as tesseract printed them on the damaged scans of the bench.
+    ("tesseract-leins", "ocr",
+     "MUNICÍPIO DE JUAZEIRO\nESTADO DA BAHIA\nGABINETE DO PREFEITO\nLEINS 7.447, DE 02 DE "
+     "ABRIL DE 2014 *\nDispõe sobre o serviço de moto-táxi e moto-entrega no âmbito do Município.",
+     _e("lei", "7447", date(2014, 4, 2), 2014)),
+    ("tesseract-lef", "ocr", "GABINETE DO PREFEITO\nLEF Nº 4.609, DE 02 DE ABRIL DE 2014\n"
+     "Dispõe sobre o serviço de moto-táxi.", _e("lei", "4609", date(2014, 4, 2), 2014)),
+    ("tesseract-lexno", "ocr", "ESTADO DA BAHIA\nLEXNº 7.369, DE 02 DE ABRIL DE 2014 .\nDispõe "
+     "sobre o serviço de moto-táxi.", _e("lei", "7369", date(2014, 4, 2), 2014)),
+    ("tesseract-ne", "ocr", "GABINETE DO PREFEITO\nLEI Ne 4.531, DE 02 DE ABRIL DE 2014\n"
+     "isnõe sobre o serviço de moto-táxi e moto-entrega no âmbito do Município.",
+     _e("lei", "4531", date(2014, 4, 2), 2014)),
+    ("tesseract-ns-question", "ocr", "GABINETE DO PREFEITO\nLEI NS? 4.490, DE 02 DE ABRIL DE "
+     "2014\nDispõe sabre o serviço de moto-táxi.", _e("lei", "4490", date(2014, 4, 2), 2014)),
+    ("tesseract-speck-after-letterhead", "letterhead",
+     "MUNICÍPIO DE JUAZEIRO\n\"ESTADO DA BAHIA\nGABINETE DO PREFEITO É\nLEI Nº 6.693, DE 02 "
+     "DE ABRIL DE 2014\nDispõe sobre o serviço de moto-táxi.",
+     _e("lei", "6693", date(2014, 4, 2), 2014)),
+    ("tesseract-comma-after-letterhead", "letterhead",
+     "ESTADO DA BAHIA\nGABINETE DO PREFEITO ,\nLEI Nº 4.590, DE 02 DE ABRIL DE 2014\nDispõe "
+     "sobre o serviço de moto-táxi o moto-entrega no âmbito do Município,",
+     _e("lei", "4590", date(2014, 4, 2), 2014)),
+    ("tesseract-double-separator", "ocr", "LEI Nº 2.,312/2013\nAltera dispositivos da\nLei nº "
+     "1.996, de 06 de novembro de 2008. e dá outras providências.",
+     _e("lei", "2312", None, 2013)),
+    ("tesseract-def", "split", "& ES)\nDECRETO\nNº. 2.730, DE 1º DE ABRIL DEF 2024\nInstitui "
+     "o Programa Municipal de Arborização Urbana.", _e("decreto", "2730", date(2024, 4, 1),
+                                                      2024)),
+    ("tesseract-bracket", "mixed-case", "Casa Legislativa Ana Nery\nLei Municipal] nº 1.167, de "
+     "2 de abril de 2014\nAltera dispositivos da\nLei nº 1.996, de 06 de novembro de 2008, e dá "
+     "outras providências.", _e("lei", "1167", date(2014, 4, 2), 2014)),
+    ("tesseract-quote", "split", "Alterada pela Lei Complementar nº 60, de 2 de março de 2018.\n"
+     "EMENDA À LEI ORGÂNICA Nº '7\nDe 1º de setembro de 2016\nAltera dispositivos da",
+     _e("emenda.lei.organica", "7", date(2016, 9, 1), 2016)),
+    ("tesseract-glued-rule", "split", "Casa Legislativa Ana Nery\nILEINº 2.405,\nDE 29 DE "
+     "NOVEMBRO DE 2014\nALTERA A REDAÇÃO DO ART. 5º DA\nLEI Nº 1.190, DE 3 DE MARÇO DE 2010.",
+     _e("lei", "2405", date(2014, 11, 29), 2014)),
+    ("tesseract-suffix-misread", "ocr", "| LEINº 12-4, DE 21 DE AGOSTO DE 2009 - Dispõe sobre o "
+     "serviço de\nmoto-táxi e dá outras providências.", _e("lei", None, date(2009, 8, 21), 2009)),
     # Absurd dates: the date is refused, a plausible year kept.
     ("absurd-year-2099", "absurd-date",
      "LEI Nº 1.500, DE 3 DE MAIO DE 2099\nDispõe sobre o calendário de eventos.",

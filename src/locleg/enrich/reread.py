@@ -2,8 +2,8 @@
 one looks like an OCR misreading of the source's number ("1.165" where the source says 1169).
 
 The top of the page (down past the heading's line, at least its top third) is rendered again
-at REREAD_DPI and OCRed with the project's tesseract adapter; the better of the two readings
-is kept. Only the heading region is read: a fraction of a full page's OCR, paid only for the
+at a higher resolution and OCRed with the project's tesseract adapter; the better reading is
+kept. Only the heading region is read: a fraction of a full page's OCR, paid only for the
 few headings that disagree with their metadata.
 """
 
@@ -23,12 +23,15 @@ from ..extract.image import IMAGE_ERRORS
 from ..extract.normalize import normalize_text
 from .heading import Disagreement, Heading, compare, read_heading
 
-# 400 dpi: on degraded 200-dpi scans whose heading number was misread, the second reading at
-# 300-500 dpi recovered most numbers and 400 is no slower to OCR than the full page at 200
-# (bench/enrich_headings.py --reread measures it).
+# Of 25 headings whose number OCR misread as a near match on damaged 200-dpi scans, a second
+# reading of the heading region recovered 8 at 400 dpi (0.20 s), 6 at 300 (0.15 s), 6 at 500
+# (0.28 s), 9 at 400 or 300, and none at the scan's own 200 dpi: settle() tries 400, then 300
+# (bench/enrich_headings.py --reread 600 --seed 5).
 REREAD_DPI = 400
+REREAD_DPIS = (400, 300)
 TOP_SHARE = 1 / 3  # the heading region when the heading's line is not known
 _LINE_MARGIN = 4  # lines read below the heading, for a heading placed lower than its line says
+_PAGE_LINES = 30  # a typed page holds at least this many lines
 _A4_LONG_SIDE = 11.69  # inches: a scan without a resolution is taken for an A4 page
 _SANE_DPI = (50, 1200)
 
@@ -50,10 +53,15 @@ class Reread:
 
 def heading_share(heading: Heading | None) -> float:
     """How much of the page, from the top, holds the heading: its lines and a margin, and never
-    less than the top third."""
-    if heading is None or heading.page_lines <= 1:
+    less than the top third.
+
+    The heading's line is placed as if the text filled the page, and a text shorter than a
+    typed page (_PAGE_LINES) as if it filled the top of one: a short text sits at the top.
+    """
+    if heading is None:
         return TOP_SHARE
-    below = (heading.line + len(heading.lines) + _LINE_MARGIN) / heading.page_lines
+    below = (heading.line + len(heading.lines) + _LINE_MARGIN) / max(heading.page_lines,
+                                                                     _PAGE_LINES)
     return min(1.0, max(TOP_SHARE, below * 1.15))
 
 
@@ -181,16 +189,20 @@ def better_reading(first: Heading, again: Heading | None, type_normalized: str |
 
 def settle(first: Heading, original: bytes, page: int, type_normalized: str | None,
            number: str | None, year: int | str | None, signed: date | None, *,
-           dpi: int = REREAD_DPI, today: date | None = None
+           dpis: tuple[int, ...] = REREAD_DPIS, today: date | None = None
            ) -> tuple[Heading, list[Disagreement]]:
     """Compare the heading with the metadata; where a disagreement looks like an OCR
-    misreading, read the heading again from the original and keep the better reading.
+    misreading, read the heading again from the original (at each of `dpis` in turn, until
+    none is left) and keep the better reading.
 
     Returns the heading kept and the disagreements that remain (to show on the quality page).
     """
-    disagreements = compare(first, type_normalized, number, year, signed)
-    if not any(d.ocr_misreading for d in disagreements):
-        return first, disagreements
-    again = reread_heading(original, page, first, dpi=dpi, today=today)
-    kept = better_reading(first, again.heading, type_normalized, number, year, signed)
-    return kept, compare(kept, type_normalized, number, year, signed)
+    kept = first
+    disagreements = compare(kept, type_normalized, number, year, signed)
+    for dpi in dpis:
+        if not any(d.ocr_misreading for d in disagreements):
+            break
+        again = reread_heading(original, page, first, dpi=dpi, today=today)
+        kept = better_reading(kept, again.heading, type_normalized, number, year, signed)
+        disagreements = compare(kept, type_normalized, number, year, signed)
+    return kept, disagreements
