@@ -69,6 +69,7 @@ _TYPE_NAMES: list[tuple[str, str]] = [
     ("emenda", _ocr_word("emenda")),
 ]
 _TYPE_GROUPS = [(f"t{i}", label) for i, (label, _) in enumerate(_TYPE_NAMES)]
+_GROUP_OF = {label: group for group, label in _TYPE_GROUPS}
 _TYPES = "|".join(f"(?P<t{i}>{pattern})" for i, (_, pattern) in enumerate(_TYPE_NAMES))
 # Junk OCR leaves before a line ("| ", "— ", "* "); an opening bracket starts an annotation
 # ("(Vide Lei nº 3576/1983)"), never a heading.
@@ -104,7 +105,7 @@ _EMENDA_TAIL = (rf"(?P<tail>\s+(?:(?:a|da)\s+)?(?:{_LEI}\s+{_ORGANICA}|lom)\b"
 _DAY = r"(?P<{}>[0-3oil|]?[0-9zs])"  # "0Z" is 02; "1o" is 1º, never 10
 _YEAR4 = r"[12oil|]\.?[0-9oil|]{3}(?![0-9])"
 _DATE = (
-    r"(?P<date>[\s,.;:–—-]*(?:(?:de|em|d[ea])\b[\s.]*)?(?:"
+    r"(?P<date>[\s,.;:–—-]*(?:(?:em|d[ea])\b[\s.]*)?(?:"
     # 2 de abril de 2014, 1º de março de 2013, 02 DE ABRlL 2014
     + _DAY.format("day") + r"\.?\s?(?:o|°|a)?\.?\s*(?:d[a-z]{0,2}\.?\s+)?"
     r"(?P<month>[a-z0|][a-z0-9|]{2,9})\.?\s*(?:d[a-z]{0,2}\.?\s*|,\s*)?"  # "DE", "DF", "DEF"
@@ -124,7 +125,7 @@ _HEADING = re.compile(
 )
 # A Lei Orgânica has no number: its heading is the name alone, on a line of its own.
 _ORGANIC_LAW = re.compile(
-    rf"{_NOISE}(?P<type>(?P<t1>{_LEI}\s+{_ORGANICA}))"
+    rf"{_NOISE}(?P<type>(?P<{_GROUP_OF['lei organica']}>{_LEI}\s+{_ORGANICA}))"
     r"(?:\s+(?:d[oe]\s+municipio|municipal)(?:\s+d[eoa]s?\s+[^\d\n]{2,60})?)?[\s.]*(?:\n|$)"
 )
 # After the type: a space, or "Nº" glued to it ("LEINº 1,111", "LEINS 7.447" in OCR output).
@@ -145,7 +146,6 @@ _BILL = re.compile(
     r"\b(?:projeto|anteprojeto|autografo|substitutivo|mensagem|redacao final|veto|emenda)"
     r"(?:\s+(?:de|do|ao|a|da)(?:\s+projeto)?(?:\s+de)?)?\s*$"
 )
-_UPPER_WORD = re.compile(r"[^\W\d_]{2,}")
 
 _MONTHS = ("janeiro", "fevereiro", "marco", "abril", "maio", "junho", "julho", "agosto",
            "setembro", "outubro", "novembro", "dezembro")
@@ -246,9 +246,10 @@ def _candidate(kept: list[tuple[int, str]], folded: list[str], at: int, page_lin
     if len(printed) != len(window):  # folding changed a length (a ligature): read it folded
         printed = window
     notes: list[str] = []
+    unread = False  # a number printed but not readable (unlike "s/n": none printed)
     match = _HEADING.match(window)
     if match and (match["number"] or match["sn"]):
-        if match["t13"] and not match["tail"]:
+        if match[_GROUP_OF["emenda"]] and not match["tail"]:
             return None  # "EMENDA Nº 3": an amendment to a bill
         groups, end, organic = match.groupdict(), match.end(), False
         if not groups["date"]:
@@ -261,7 +262,7 @@ def _candidate(kept: list[tuple[int, str]], folded: list[str], at: int, page_lin
                     # "LEI Nº 12-4, de 21 de agosto": a suffix misread ("12-A"?). 12-A is
                     # another norm than 12: the number is left unread, not guessed.
                     notes.append(f"number unreadable: {groups['number'] + gap!r}")
-                    groups["number"] = None
+                    groups["number"], unread = None, True
                 else:
                     notes.append(f"skipped {gap!r} before the date")
     else:
@@ -285,7 +286,7 @@ def _candidate(kept: list[tuple[int, str]], folded: list[str], at: int, page_lin
         return None
     number, number_printed, year, when, more_notes, more_factor = reading
     label = _group_label(groups)
-    if label != "lei organica" and number is None and not groups.get("sn") and not notes:
+    if label != "lei organica" and number is None and not groups.get("sn") and not unread:
         return None
     spelled = next(name for group, name in _TYPE_GROUPS if groups.get(group))
     if normalize_type(window[type_span[0]:type_span[1]]) != normalize_type(spelled):
