@@ -14,9 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from sqlalchemy import select
+
 from locleg.corpus import Corpus
 from locleg.search import refresh_index
 from locleg.store import metadata, utcnow
+from locleg.store.schema import record
 from tests.seed000_text import PAGES as SEED000_PAGES
 
 JUAZEIRO, PETROLINA, BAHIA = 2918407, 2611101, 29
@@ -43,6 +46,7 @@ SEED_PDF = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
 class ExplorerCorpus:
     corpus: Corpus
     norms: dict[str, int] = field(default_factory=dict)  # name -> norm id
+    records: dict[str, int] = field(default_factory=dict)  # name -> record id (its source's row)
     documents: dict[str, int] = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)
     sha256: dict[str, str] = field(default_factory=dict)
@@ -55,14 +59,22 @@ def _norm(native_id: str, jurisdiction_code: int, type_raw: str, type_normalized
             "year": signed.year, "date": signed, "ementa": ementa, "url": url}
 
 
-def _add_document(ec: ExplorerCorpus, name: str, norm_id: int, url: str, data: bytes,
+def norms_of(corpus: Corpus, record_ids: dict[str, int]) -> dict[str, int]:
+    """name -> the norm id of each named record."""
+    with corpus.store.engine.connect() as conn:
+        found = dict(conn.execute(select(record.c.id, record.c.norm_id)
+                                  .where(record.c.id.in_(list(record_ids.values())))).all())
+    return {name: found[record_id] for name, record_id in record_ids.items()}
+
+
+def _add_document(ec: ExplorerCorpus, name: str, record_id: int, url: str, data: bytes,
                   media_type: str, role: str = "texto_integral", title: str | None = None,
                   origin: str | None = None) -> int:
     store = ec.corpus.store
     with store.transaction() as conn:
-        docs = store.ensure_documents(conn, [{"norm_id": norm_id, "url": url, "role": role,
+        docs = store.ensure_documents(conn, [{"record_id": record_id, "url": url, "role": role,
                                               "title": title}])
-    ec.documents[name] = docs[(norm_id, url)]["id"]
+    ec.documents[name] = docs[(record_id, url)]["id"]
     return _add_version(ec, name, data, media_type, origin or url)
 
 
@@ -103,7 +115,7 @@ def build_explorer_corpus(corpus: Corpus, refresh: bool = True) -> ExplorerCorpu
     bahia = store.ensure_source(BAHIA, "folder", f"file://{IMPORT_FOLDER}")
     seen = utcnow() - timedelta(hours=1)
     with store.transaction() as conn:
-        ids = store.upsert_norms(conn, sapl, [
+        ids = store.upsert_records(conn, sapl, [
             _norm("1461", JUAZEIRO, "Legislação Municipal", "lei", "2199", date(2011, 6, 27),
                   SEED_EMENTA, "https://sapl.juazeiro.ba.leg.br/norma/1461"),
             _norm("1200", JUAZEIRO, "Lei Ordinária", "lei", "1996", date(2008, 11, 6),
@@ -117,48 +129,49 @@ def build_explorer_corpus(corpus: Corpus, refresh: bool = True) -> ExplorerCorpu
             _norm("1503", JUAZEIRO, "Lei Ordinária", "lei", "2302", date(2013, 1, 15),
                   XSS_EMENTA, XSS_NORM_URL),
         ], seen)
-        ec.norms.update({"seed": ids["1461"], "revoked": ids["1200"],
-                         "decree": ids["1500"], "failed": ids["1501"],
-                         "bare": ids["1502"], "xss": ids["1503"]})
-        ec.norms["petrolina"] = store.upsert_norms(conn, petrolina, [
+        ec.records.update({"seed": ids["1461"], "revoked": ids["1200"],
+                           "decree": ids["1500"], "failed": ids["1501"],
+                           "bare": ids["1502"], "xss": ids["1503"]})
+        ec.records["petrolina"] = store.upsert_records(conn, petrolina, [
             _norm("77", PETROLINA, "Lei Ordinária", "lei", "3010", date(2018, 4, 9),
                   "Regulamenta o serviço de mototáxi no Município de Petrolina."),
         ], seen)["77"]
-        ec.norms["state"] = store.upsert_norms(conn, bahia, [
+        ec.records["state"] = store.upsert_records(conn, bahia, [
             _norm("lei:12000/2010", BAHIA, "Lei", "lei", "12.000", date(2010, 9, 14),
                   "Dispõe sobre o transporte rodoviário intermunicipal de passageiros."),
         ], seen)["lei:12000/2010"]
+    ec.norms.update(norms_of(corpus, ec.records))
 
-    _add_document(ec, "seed", ec.norms["seed"], SEED_URL, SEED_PDF, "application/pdf")
+    _add_document(ec, "seed", ec.records["seed"], SEED_URL, SEED_PDF, "application/pdf")
     _extracted(ec, "seed", "ocr", "tesseract", 0.94, SEED000_PAGES)
-    _add_document(ec, "revoked", ec.norms["revoked"], "https://sapl.juazeiro.ba.leg.br/1996.pdf",
+    _add_document(ec, "revoked", ec.records["revoked"], "https://sapl.juazeiro.ba.leg.br/1996.pdf",
                   b"%PDF-1.4 lei 1996", "application/pdf")
     _extracted(ec, "revoked", "ocr", "tesseract", 0.41,
                ["LEI Nº 1.996/2008\nRegulamenta o transporte de passageiros em motocicletas, "
                 "o chamado mototaxi, no Município de Juazeiro." + JOINED_TEXT])
-    _add_document(ec, "decree", ec.norms["decree"], "https://sapl.juazeiro.ba.leg.br/100.pdf",
+    _add_document(ec, "decree", ec.records["decree"], "https://sapl.juazeiro.ba.leg.br/100.pdf",
                   b"%PDF-1.4 decreto 100", "application/pdf")
     _extracted(ec, "decree", "text", "pdfium", None,
                ["DECRETO Nº 100/2012\nFixa a tarifa do serviço de moto-táxi em R$ 5,00.",
                 "Art. 2º Este Decreto entra em vigor na data de sua publicação."])
-    _add_document(ec, "decree_anexo", ec.norms["decree"],
+    _add_document(ec, "decree_anexo", ec.records["decree"],
                   "https://sapl.juazeiro.ba.leg.br/100-anexo.pdf", b"%PDF-1.4 anexo",
                   "application/pdf", role="anexo", title="Anexo I - Tabela de tarifas")
     _extracted(ec, "decree_anexo", "text", "pdfium", None, [HYPHENATED_TEXT])
-    _add_document(ec, "failed", ec.norms["failed"], "https://sapl.juazeiro.ba.leg.br/2300.pdf",
+    _add_document(ec, "failed", ec.records["failed"], "https://sapl.juazeiro.ba.leg.br/2300.pdf",
                   b"%PDF-1.4 encrypted", "application/pdf")
     _extracted(ec, "failed", "ocr", "pdfium", None, [], status="failed",
                error="the PDF is encrypted and cannot be read")
-    _add_document(ec, "xss_comma", ec.norms["xss"], XSS_DOCUMENT_URL, XSS_HTML, "text/html,")
+    _add_document(ec, "xss_comma", ec.records["xss"], XSS_DOCUMENT_URL, XSS_HTML, "text/html,")
     ec.documents["xss"] = ec.documents["xss_comma"]
     _add_version(ec, "xss", b"<html>" + XSS_TEXT.encode() + b"</html>", "text/html",
                  "https://sapl.juazeiro.ba.leg.br/2302.html")
     _extracted(ec, "xss", "html", "lxml", None, [XSS_TEXT])
-    _add_document(ec, "petrolina", ec.norms["petrolina"], "https://sapl.petrolina.pe.leg.br/77.pdf",
+    _add_document(ec, "petrolina", ec.records["petrolina"], "https://sapl.petrolina.pe.leg.br/77.pdf",
                   b"%PDF-1.4 petrolina", "application/pdf")
     _extracted(ec, "petrolina", "text", "pdfium", None,
                ["LEI Nº 3.010/2018\nO serviço de mototáxi será prestado por permissionários."])
-    _add_document(ec, "state", ec.norms["state"], "file:lei12000.html",
+    _add_document(ec, "state", ec.records["state"], "file:lei12000.html",
                   b"<html>lei 12000</html>", "text/html", origin=f"{IMPORT_FOLDER}/lei12000.html")
     _extracted(ec, "state", "html", "lxml", None,
                ["LEI Nº 12.000, DE 14 DE SETEMBRO DE 2010\nDispõe sobre o transporte "
@@ -169,8 +182,8 @@ def build_explorer_corpus(corpus: Corpus, refresh: bool = True) -> ExplorerCorpu
         with store.transaction() as conn:
             conn.execute(relation.insert(), [{
                 "source_id": sapl, "native_id": "90", "norm_native_id": "1461",
-                "norm_id": ec.norms["seed"], "related_native_id": "1200",
-                "related_norm_id": ec.norms["revoked"], "tipo_sigla": "R",
+                "record_id": ec.records["seed"], "related_native_id": "1200",
+                "related_record_id": ec.records["revoked"], "tipo_sigla": "R",
                 "descricao_ativa": "Revoga integralmente o(a)",
                 "descricao_passiva": "Revogado(a) integralmente pelo(a)",
                 "revoga_integralmente": True, "resumo": None, "seen_at": utcnow()}])
@@ -215,14 +228,15 @@ def build_big_text_corpus(corpus: Corpus, texts: int = 8, chars: int = 1_000_000
     if giant_chars:
         sizes["giant"] = giant_chars
     with store.transaction() as conn:
-        ids = store.upsert_norms(conn, sapl, [
+        ids = store.upsert_records(conn, sapl, [
             _norm(name, JUAZEIRO, "Decreto", "decreto", str(100 + i),
                   date(2015, 1, 1) + timedelta(days=i),
                   f"Regulamenta o serviço de moto-táxi ({name}).")
             for i, name in enumerate(sizes)
         ] + [_norm("small", JUAZEIRO, "Lei Ordinária", "lei", "1", date(2014, 1, 1),
                    "Dispõe sobre a moto de entrega.")], utcnow())
-    ec.norms.update(ids)
+    ec.records.update(ids)
+    ec.norms.update(norms_of(corpus, ids))
     for i, (name, size) in enumerate(sizes.items()):
         text = big_text(size, seed=i)
         _add_document(ec, name, ids[name], f"https://sapl.juazeiro.ba.leg.br/{name}.rtf",
@@ -246,13 +260,13 @@ def add_formula_norm(corpus: Corpus) -> int:
     store = corpus.store
     sapl = store.ensure_source(JUAZEIRO, "sapl", "https://sapl.juazeiro.ba.leg.br")
     with store.transaction() as conn:
-        norm_id = store.upsert_norms(conn, sapl, [{
+        record_id = store.upsert_records(conn, sapl, [{
             "native_id": "formula", "jurisdiction_code": JUAZEIRO, "type_raw": "@SUM(A1)",
             "type_normalized": "lei", "number": "-2+3", "year": 2020, "date": None,
             "ementa": "=HYPERLINK(\"http://evil.example\",\"planilha\")",
             "url": "+cmd|' /C calc'!A0"}], utcnow())["formula"]
     refresh_index(store)
-    return norm_id
+    return norms_of(corpus, {"formula": record_id})["formula"]
 
 
 

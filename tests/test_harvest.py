@@ -13,7 +13,7 @@ from locleg.harvest.discover import host_label
 from locleg.harvest.fixture_server import Camara, FixtureServer
 from locleg.harvest.testing import JUAZEIRO, add_source, counts, problems, run
 from locleg.store.harvest_schema import sapl_relation
-from locleg.store.schema import document, norm, version
+from locleg.store.schema import document, record, version
 from tests.conftest import run_cli
 
 
@@ -26,15 +26,15 @@ def server():
 
 def _norms(corpus) -> dict[str, dict]:
     with corpus.store.engine.connect() as conn:
-        return {r["native_id"]: dict(r) for r in conn.execute(select(norm)).mappings()}
+        return {r["native_id"]: dict(r) for r in conn.execute(select(record)).mappings()}
 
 
 def _documents(corpus) -> list[dict]:
     with corpus.store.engine.connect() as conn:
         rows = conn.execute(
-            select(document, norm.c.native_id, version.c.sha256, version.c.media_type,
+            select(document, record.c.native_id, version.c.sha256, version.c.media_type,
                    version.c.http_status, version.c.last_modified, version.c.origin)
-            .join(norm, norm.c.id == document.c.norm_id)
+            .join(record, record.c.id == document.c.record_id)
             .outerjoin(version, version.c.id == document.c.current_version_id)
             .order_by(document.c.id)
         ).mappings()
@@ -88,7 +88,7 @@ def test_harvest_of_the_sample_camara_stores_norms_documents_files_and_vinculos(
     assert (revoga["norm_native_id"], revoga["related_native_id"]) == ("1461", "1464")
     assert revoga["tipo_sigla"] == "R" and revoga["revoga_integralmente"] is True
     assert revoga["descricao_passiva"] == "Revogado(a) integralmente pelo(a)"
-    assert revoga["norm_id"] == lei["id"] and revoga["related_norm_id"] == norms["1464"]["id"]
+    assert revoga["record_id"] == lei["id"] and revoga["related_record_id"] == norms["1464"]["id"]
     assert relations["1"]["tipo_sigla"] == "A" and relations["1"]["norm_native_id"] == "1462"
 
     # Editors' ip and user are never kept, anywhere.

@@ -15,7 +15,7 @@ from locleg.harvest.net import FetchError, Guard, Refused, Resolver, parse_overr
 from locleg.harvest.sapl import parse_norm
 from locleg.harvest.testing import add_source, counts, problems, requests_left, run
 from locleg.store.harvest_schema import harvest_host
-from locleg.store.schema import document, norm, source
+from locleg.store.schema import document, record, source
 from tests.conftest import run_cli
 
 LEI_2199 = "/media/sapl/public/normajuridica/2011/1461/lei_2199_de_2011.pdf"
@@ -155,7 +155,7 @@ def test_page_past_the_end_ends_the_listing_without_marking_removals(corpus):
         srv.add_fault("past_end", r"normajuridica/\?.*page=2")
         run(corpus, full=True)
     with corpus.store.engine.connect() as conn:
-        removed = conn.scalar(select(norm.c.id).where(norm.c.removed_at.is_not(None)))
+        removed = conn.scalar(select(record.c.id).where(record.c.removed_at.is_not(None)))
         error = conn.scalar(select(source.c.last_error).where(source.c.id == source_id))
     assert removed is None  # an incomplete listing never marks norms removed
     assert "Página inválida" in _messages(corpus) and "incomplete" in error
@@ -170,7 +170,7 @@ def test_duplicated_ids_across_pages_store_each_norm_once(corpus):
         pages = srv.app.requests(path=r"/norma/normajuridica/\?")
     assert report.errors == 0 and len(pages) == 3
     with corpus.store.engine.connect() as conn:
-        native = conn.execute(select(norm.c.native_id).where(norm.c.source_id == source_id)
+        native = conn.execute(select(record.c.native_id).where(record.c.source_id == source_id)
                               ).scalars().all()
     assert sorted(native, key=int) == [str(i) for i in range(1, 121)]
 
@@ -291,7 +291,7 @@ def test_documents_of_a_norm_whose_file_changed_name_are_marked_removed(corpus, 
     run(corpus, refresh=True)
     with corpus.store.engine.connect() as conn:
         docs = conn.execute(select(document.c.url, document.c.removed_at)
-                            .join(norm, norm.c.id == document.c.norm_id)
-                            .where(norm.c.native_id == "1464")).all()
+                            .join(record, record.c.id == document.c.record_id)
+                            .where(record.c.native_id == "1464")).all()
     assert sorted((d.url.rsplit("/", 1)[1], d.removed_at is None) for d in docs) == [
         ("lei-1996-2008-v2.pdf", True), ("lei-1996-2008.pdf", False)]

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from locleg.harvest.fixture_server import Camara, FixtureServer, raw_json
 from locleg.harvest.testing import add_source, counts, problems, requests_left, run
-from locleg.store.schema import document, norm
+from locleg.store.schema import document, record
 
 DEEP = raw_json("[" * 5000 + "]" * 5000)
 DEEP_OBJECT = raw_json('{"a":' * 3000 + "1" + "}" * 3000)
@@ -31,7 +31,7 @@ NORMAL = 25  # the sample câmara's own norms
 
 def _norm_rows(corpus) -> dict[str, dict]:
     with corpus.store.engine.connect() as conn:
-        return {r["native_id"]: dict(r) for r in conn.execute(select(norm)).mappings()}
+        return {r["native_id"]: dict(r) for r in conn.execute(select(record)).mappings()}
 
 
 def test_hostile_values_in_every_norm_field_cost_only_that_field(corpus):
@@ -178,8 +178,8 @@ def test_a_bug_in_one_source_never_stops_the_others(corpus, monkeypatch):
         ("anexos", "failed")]
     assert not [r for r in left if r["source_id"] == good]
     with corpus.store.engine.connect() as conn:
-        per_source = dict(conn.execute(select(norm.c.source_id, norm.c.id)
-                                       .where(norm.c.native_id == "1461")).all())
+        per_source = dict(conn.execute(select(record.c.source_id, record.c.id)
+                                       .where(record.c.native_id == "1461")).all())
     assert set(per_source) == {good, bad}
 
 

@@ -18,7 +18,7 @@ from locleg.harvest import revalidate, sample_camara
 from locleg.harvest.fixture_server import Camara, FixtureServer
 from locleg.harvest.testing import add_source, counts, run
 from locleg.store import utcnow
-from locleg.store.schema import document, norm, version
+from locleg.store.schema import document, record, version
 from tests.conftest import run_cli
 
 ANEXO_I = "Anexo I - Pontos de estacionamento de moto-táxi"
@@ -136,5 +136,5 @@ def test_a_paged_source_sees_deletions_in_every_cycle(corpus):
         report = run(corpus, refresh=True)
     assert report.removed == 1
     with corpus.store.engine.connect() as conn:
-        removed = conn.scalars(select(norm.c.native_id).where(norm.c.removed_at.is_not(None)))
+        removed = conn.scalars(select(record.c.native_id).where(record.c.removed_at.is_not(None)))
         assert list(removed) == ["1470"]

@@ -19,7 +19,7 @@ from locleg.dump import infer_from_file_name
 from locleg.errors import ManifestError
 from locleg.importer import import_path
 from locleg.store.limits import refusal
-from locleg.store.schema import norm as norm_table
+from locleg.store.schema import record as record_table
 from tests.conftest import run_cli
 
 JUAZEIRO = 2918407
@@ -60,13 +60,13 @@ def dump(tmp_path) -> Path:
 
 def test_manifest_import_stores_norms_documents_and_versions(corpus, dump):
     report = import_path(corpus, dump / "manifest.csv", JUAZEIRO)
-    assert (report.files, report.norms, report.new_versions) == (3, 2, 3)
+    assert (report.files, report.records, report.new_versions) == (3, 2, 3)
     counts = corpus.store.status()
     assert (counts["norms"], counts["documents"], counts["versions"]) == (2, 3, 3)
     assert counts["pending"] == 3
     with corpus.store.engine.connect() as conn:
         norms = {r.native_id: r for r in conn.exec_driver_sql(
-            "SELECT native_id, type_raw, type_normalized, number, year, date, ementa FROM norm")}
+            "SELECT native_id, type_raw, type_normalized, number, year, date, ementa FROM record")}
         roles = sorted(r[0] + ":" + (r[1] or "") for r in conn.exec_driver_sql(
             "SELECT role, title FROM document"))
     assert norms["1461"].type_normalized == "lei" and norms["1461"].number == "2199"
@@ -112,7 +112,7 @@ def test_bare_folder_infers_number_and_year_from_file_names(corpus, tmp_path):
     assert report.files == 3
     with corpus.store.engine.connect() as conn:
         rows = {r.native_id: r for r in conn.exec_driver_sql(
-            "SELECT native_id, type_raw, type_normalized, number, year FROM norm")}
+            "SELECT native_id, type_raw, type_normalized, number, year FROM record")}
     assert rows["2014/Lei1167-2014.pdf"].number == "1167"
     assert rows["2014/Lei1167-2014.pdf"].year == 2014
     assert rows["2014/Lei1167-2014.pdf"].type_normalized == "lei"
@@ -321,7 +321,7 @@ def test_a_bare_folder_skips_links_and_records_each_as_a_problem(corpus, tmp_pat
     (folder / "etc").symlink_to(secret)
     os.mkfifo(folder / "pipe")
     report = import_path(corpus, folder, JUAZEIRO)
-    assert (report.files, report.norms) == (1, 1)
+    assert (report.files, report.records) == (1, 1)
     assert sorted(report.problems) == [
         f"skipped 2014/Lei12-2014.txt: a symbolic link (to {folder}/2014/Lei1167-2014.txt): "
         "links in a dump are never followed",
@@ -403,13 +403,13 @@ def test_a_value_the_database_would_refuse_rejects_the_manifest_whole(corpus, du
 
 
 def test_column_limits_come_from_the_schema():
-    assert refusal(norm_table.c.number, "1" * norm_table.c.number.type.length) is None
-    assert refusal(norm_table.c.number, "1" * (norm_table.c.number.type.length + 1))
-    assert refusal(norm_table.c.year, 2 ** 31) == ("is out of range (-2,147,483,648 to "
+    assert refusal(record_table.c.number, "1" * record_table.c.number.type.length) is None
+    assert refusal(record_table.c.number, "1" * (record_table.c.number.type.length + 1))
+    assert refusal(record_table.c.year, 2 ** 31) == ("is out of range (-2,147,483,648 to "
                                                    "2,147,483,647)")
-    assert refusal(norm_table.c.ementa, "x\ud800") == ("contains a lone surrogate (U+D800), "
+    assert refusal(record_table.c.ementa, "x\ud800") == ("contains a lone surrogate (U+D800), "
                                                        "not a character")
-    assert refusal(norm_table.c.ementa, "x" * 100_000) is None  # not indexed: no limit
+    assert refusal(record_table.c.ementa, "x" * 100_000) is None  # not indexed: no limit
 
 
 def test_a_file_name_that_is_not_utf8_is_imported_under_an_escaped_name(corpus, tmp_path):
@@ -421,7 +421,7 @@ def test_a_file_name_that_is_not_utf8_is_imported_under_an_escaped_name(corpus, 
     report = import_path(corpus, folder, JUAZEIRO)
     assert (report.files, report.problems) == (1, [])
     with corpus.store.engine.connect() as conn:
-        row = conn.exec_driver_sql("SELECT native_id, type_raw, number, year FROM norm").one()
+        row = conn.exec_driver_sql("SELECT native_id, type_raw, number, year FROM record").one()
     assert tuple(row) == ("Resolu\\xe7\\xe3o 12-2014.txt", "Resolução", "12", 2014)
 
 
@@ -444,7 +444,7 @@ def test_a_manifest_in_a_windows_encoding_keeps_its_accents(corpus, dump, encodi
         writer.writerow(["decreto45.txt", "Decreto", "45-A", "2013", "", "Regulamentação"])
     import_path(corpus, manifest, JUAZEIRO)
     with corpus.store.engine.connect() as conn:
-        rows = dict(conn.exec_driver_sql("SELECT type_raw, ementa FROM norm").all())
+        rows = dict(conn.exec_driver_sql("SELECT type_raw, ementa FROM record").all())
     assert rows == {"Resolução": ementa, "Decreto": "Regulamentação"}
 
 
@@ -480,7 +480,7 @@ def test_rows_of_one_norm_that_disagree_reject_the_manifest(corpus, dump):
 def _norms(corpus) -> list[tuple]:
     with corpus.store.engine.connect() as conn:
         return [tuple(r) for r in conn.exec_driver_sql(
-            "SELECT native_id, type_raw, number, year, date, ementa, url FROM norm "
+            "SELECT native_id, type_raw, number, year, date, ementa, url FROM record "
             "ORDER BY native_id")]
 
 

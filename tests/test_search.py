@@ -279,7 +279,7 @@ def test_the_index_follows_the_corpus(corpus):
     assert refresh_index(store).norms == 0  # nothing changed: nothing to do
     sapl = store.ensure_source(JUAZEIRO, "sapl", "https://sapl.juazeiro.ba.leg.br")
     with store.transaction() as conn:  # a harvest changes an ementa and adds a norm
-        store.upsert_norms(conn, sapl, [
+        store.upsert_records(conn, sapl, [
             {"native_id": "1502", "jurisdiction_code": JUAZEIRO, "type_raw": "Lei Ordinária",
              "type_normalized": "lei", "number": "2301", "year": 2012,
              "date": date(2012, 6, 2), "ementa": "Cria o conselho municipal de zoologia.",
@@ -317,7 +317,7 @@ def test_a_change_made_during_a_refresh_is_not_lost(corpus):
     store = corpus.store
     sapl = store.ensure_source(JUAZEIRO, "sapl", "https://sapl.juazeiro.ba.leg.br")
     with store.transaction() as conn:
-        store.upsert_norms(conn, sapl, [
+        store.upsert_records(conn, sapl, [
             {"native_id": f"x{i}", "jurisdiction_code": JUAZEIRO, "type_raw": "Lei",
              "type_normalized": "lei", "number": str(i), "year": 2021, "date": None,
              "ementa": f"Lei avulsa {i}", "url": None} for i in range(5)], utcnow())
@@ -326,7 +326,7 @@ def test_a_change_made_during_a_refresh_is_not_lost(corpus):
     def write_meanwhile(done: int, total: int) -> None:
         if not written:  # after the first batch, a writer changes a norm already indexed
             with store.transaction() as conn:
-                store.upsert_norms(conn, sapl, [
+                store.upsert_records(conn, sapl, [
                     {"native_id": "x0", "jurisdiction_code": JUAZEIRO, "type_raw": "Lei",
                      "type_normalized": "lei", "number": "0", "year": 2021, "date": None,
                      "ementa": "Lei avulsa sobre hipopótamos", "url": None}], utcnow())

@@ -16,7 +16,7 @@ from locleg.store.db import MIGRATIONS
 JUAZEIRO = 2918407
 
 
-def _norm(native_id: str, **fields) -> dict:
+def _record(native_id: str, **fields) -> dict:
     return {"native_id": native_id, "jurisdiction_code": JUAZEIRO, "type_raw": "Lei",
             "type_normalized": "lei", "number": native_id, "year": 2011,
             "date": date(2011, 6, 27), "ementa": f"Ementa {native_id}", "url": None, **fields}
@@ -66,22 +66,24 @@ def test_downgrade_and_upgrade_again(corpus):
     )
 
 
-def test_upsert_norms_is_idempotent_and_tracks_changes(corpus):
+def test_upsert_records_is_idempotent_and_tracks_changes(corpus):
     store = corpus.store
     source_id = store.ensure_source(JUAZEIRO, "folder", "file:///dump")
     assert store.ensure_source(JUAZEIRO, "folder", "file:///dump") == source_id
     first = utcnow()
     with store.transaction() as conn:
-        ids = store.upsert_norms(conn, source_id, [_norm("1"), _norm("2"), _norm("2")], first)
+        ids = store.upsert_records(conn, source_id, [_record("1"), _record("2"), _record("2")],
+                                   first)
     assert set(ids) == {"1", "2"}
     later = first + timedelta(hours=1)
     with store.transaction() as conn:
-        again = store.upsert_norms(
-            conn, source_id, [_norm("1"), _norm("2", ementa="Nova ementa", number="12-A")], later
+        again = store.upsert_records(
+            conn, source_id, [_record("1"), _record("2", ementa="Nova ementa", number="12-A")],
+            later
         )
     assert again == ids
     with store.engine.connect() as conn:
-        rows = {r.native_id: r for r in conn.execute(metadata.tables["norm"].select())}
+        rows = {r.native_id: r for r in conn.execute(metadata.tables["record"].select())}
     assert len(rows) == 2
     assert rows["2"].ementa == "Nova ementa" and rows["2"].number == "12-A"
     assert rows["2"].changed_at.replace(tzinfo=None) == later.replace(tzinfo=None)
@@ -89,21 +91,22 @@ def test_upsert_norms_is_idempotent_and_tracks_changes(corpus):
     assert rows["1"].last_seen_at.replace(tzinfo=None) == later.replace(tzinfo=None)
 
 
-def test_missing_norms_are_marked_removed_never_deleted(corpus):
+def test_missing_records_are_marked_removed_never_deleted(corpus):
     store = corpus.store
     source_id = store.ensure_source(JUAZEIRO, "folder", "file:///dump")
     t0 = utcnow()
     with store.transaction() as conn:
-        store.upsert_norms(conn, source_id, [_norm("1"), _norm("2")], t0)
+        store.upsert_records(conn, source_id, [_record("1"), _record("2")], t0)
     t1 = t0 + timedelta(minutes=5)
     with store.transaction() as conn:
-        store.upsert_norms(conn, source_id, [_norm("1")], t1)
+        store.upsert_records(conn, source_id, [_record("1")], t1)
     assert store.mark_removed(source_id, t1) == 1
     counts = store.status()
     assert counts["norms"] == 2 and counts["removed"] == 1
     # It comes back: no longer removed.
     with store.transaction() as conn:
-        store.upsert_norms(conn, source_id, [_norm("1"), _norm("2")], t1 + timedelta(minutes=5))
+        store.upsert_records(conn, source_id, [_record("1"), _record("2")],
+                             t1 + timedelta(minutes=5))
     assert store.status()["removed"] == 0
 
 
@@ -112,19 +115,21 @@ def test_versions_keep_history_and_status_counts_current_ones(corpus):
     source_id = store.ensure_source(JUAZEIRO, "folder", "file:///dump")
     now = utcnow()
     with store.transaction() as conn:
-        norm_id = store.upsert_norms(conn, source_id, [_norm("1461")], now)["1461"]
+        record_id = store.upsert_records(conn, source_id, [_record("1461")], now)["1461"]
         docs = store.ensure_documents(conn, [
-            {"norm_id": norm_id, "url": "http://x/texto.pdf", "role": "texto_integral"},
-            {"norm_id": norm_id, "url": "http://x/anexo.pdf", "role": "anexo", "title": "Mapa"},
+            {"record_id": record_id, "url": "http://x/texto.pdf", "role": "texto_integral"},
+            {"record_id": record_id, "url": "http://x/anexo.pdf", "role": "anexo",
+             "title": "Mapa"},
         ])
-        text_doc = docs[(norm_id, "http://x/texto.pdf")]["id"]
+        text_doc = docs[(record_id, "http://x/texto.pdf")]["id"]
         v1 = store.add_versions(conn, [{"document_id": text_doc, "sha256": "a" * 64, "size": 3,
                                         "media_type": "application/pdf", "fetched_at": now,
                                         "origin": "http://x/texto.pdf", "etag": '"v1"'}])
     with store.transaction() as conn:
-        again = store.ensure_documents(conn, [{"norm_id": norm_id, "url": "http://x/texto.pdf",
+        again = store.ensure_documents(conn, [{"record_id": record_id,
+                                               "url": "http://x/texto.pdf",
                                                "role": "texto_integral"}])
-        assert again[(norm_id, "http://x/texto.pdf")]["current_sha256"] == "a" * 64
+        assert again[(record_id, "http://x/texto.pdf")]["current_sha256"] == "a" * 64
         v2 = store.add_versions(conn, [{"document_id": text_doc, "sha256": "b" * 64, "size": 4,
                                         "media_type": "application/pdf", "fetched_at": now,
                                         "origin": "http://x/texto.pdf"}])

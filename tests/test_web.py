@@ -152,15 +152,17 @@ def test_jurisdiction_page_with_facets_and_keyset_pages(site, monkeypatch):
 def test_norm_page_shows_everything_seed_000_showed(site):
     page = get_json(site, f"/norm/{site.norms['seed']}.json")
     norm = page["norm"]
-    assert {k: norm[k] for k in ("type_raw", "type", "number", "year", "date", "ementa",
-                                 "native_id", "url")} == {
+    assert {k: norm[k] for k in ("type_raw", "type", "number", "year", "date", "ementa")} == {
         "type_raw": "Legislação Municipal", "type": "lei", "number": "2199", "year": 2011,
-        "date": "2011-06-27", "ementa": SEED_EMENTA, "native_id": "1461",
-        "url": "https://sapl.juazeiro.ba.leg.br/norma/1461"}
+        "date": "2011-06-27", "ementa": SEED_EMENTA}
     assert norm["urn"] == "urn:lex:br;bahia;juazeiro:municipal:lei:2011-06-27;2199"
     assert norm["jurisdiction"] == {"ibge_code": JUAZEIRO, "name": "Juazeiro", "uf": "BA",
                                     "level": "municipal"}
-    assert norm["source"]["base_url"] == "https://sapl.juazeiro.ba.leg.br"
+    # Its one record, as the câmara's SAPL gives it: where every field above comes from.
+    [rec] = page["records"]
+    assert (rec["native_id"], rec["url"]) == ("1461", "https://sapl.juazeiro.ba.leg.br/norma/1461")
+    assert rec["source"]["base_url"] == "https://sapl.juazeiro.ba.leg.br"
+    assert norm["provenance"]["ementa"] == {"record": rec["id"]} and norm["records"] == 1
     [doc] = page["documents"]
     assert doc["role"] == "texto_integral" and doc["url"] == SEED_URL
     extraction = doc["extraction"]
@@ -179,7 +181,7 @@ def test_norm_page_shows_everything_seed_000_showed(site):
         "resumo": None}]
     html = get_html(site, f"/norm/{site.norms['seed']}")
     for shown in ("← Juazeiro (BA)", "Legislação Municipal", "2199 / 2011", "2011-06-27",
-                  "native_id", "1461", "Documents (1)", "texto integral", "status:",
+                  "<code>1461</code>", "Records (1)", "Documents (1)", "texto integral", "status:",
                   "extracted", "method: <b>ocr</b>", "backend: <b>tesseract</b>",
                   "confidence: <b>0.94</b>", "pages: <b>9</b>", "open original →",
                   "urn:lex:br;bahia;juazeiro:municipal:lei:2011-06-27;2199",
@@ -365,7 +367,7 @@ def test_wal_readers_see_no_error_while_a_writer_writes(corpus):
         written = 0
         while time.monotonic() < stop:  # a harvest writes in small transactions meanwhile
             with store.transaction() as conn:
-                store.upsert_norms(conn, sapl, [{
+                store.upsert_records(conn, sapl, [{
                     "native_id": f"wal-{written}", "jurisdiction_code": JUAZEIRO,
                     "type_raw": "Lei", "type_normalized": "lei", "number": f"9{written}",
                     "year": 2024, "date": date(2024, 1, 1), "ementa": f"Lei de teste {written}",
@@ -482,7 +484,7 @@ def test_only_http_addresses_become_links(site):
     assert "javascript:alert(&#39;norm-url&#39;)" in norm  # shown, as text
     assert "JaVaScRiPt:alert(&#39;document-url&#39;)" in document
     page = get_json(site, f"/norm/{site.norms['xss']}.json")
-    assert page["norm"]["url"] == XSS_NORM_URL  # the data itself is kept as published
+    assert page["records"][0]["url"] == XSS_NORM_URL  # the data itself is kept as published
     assert page["documents"][0]["url"] == XSS_DOCUMENT_URL
     assert 'href="https://sapl.juazeiro.ba.leg.br/norma/1461"' in get_html(
         site, f"/norm/{site.norms['seed']}")
@@ -505,8 +507,8 @@ def test_public_answers_never_show_the_importing_machines_paths(site):
     [doc] = state["documents"]
     assert doc["url"] == "file:lei12000.html"
     assert [v["origin"] for v in doc["versions"]] == ["file:lei12000.html"]
-    assert state["norm"]["source"]["base_url"] is None and state["norm"]["source"]["platform"] \
-        == "folder"
+    source = state["records"][0]["source"]
+    assert source["base_url"] is None and source["platform"] == "folder"
     seed = get_json(site, f"/norm/{site.norms['seed']}.json")
     assert seed["documents"][0]["versions"][0]["origin"] == SEED_URL  # http(s) kept
     for path in (f"/norm/{site.norms['state']}", f"/document/{site.documents['state']}",

@@ -199,9 +199,9 @@ def import_(target: Path, jurisdiction: str | None, batch_size: int,
     # changed norms wait in the queue, and `serve` and `search` index them first.
     console.print(
         f"Imported {report.files:,} files ({report.bytes / 1e6:,.1f} MB) "
-        f"of {report.norms:,} norms: "
+        f"of {report.records:,} records: "
         f"{report.new_versions:,} new versions, {report.unchanged:,} unchanged"
-        + (f", {report.removed:,} norms no longer in the input marked removed"
+        + (f", {report.removed:,} records no longer in the input marked removed"
            if report.removed else "")
     )
     if report.problems:

@@ -25,7 +25,7 @@ from .extract.encoding import decode_text
 from .jurisdictions import fold
 from .store import Store
 from .store.limits import refusal, refusals, text_refusal
-from .store.schema import document, norm, version
+from .store.schema import document, record, version
 
 TEXTO_INTEGRAL = "texto_integral"
 ANEXO = "anexo"
@@ -85,8 +85,8 @@ class Entry:
         """Where the bytes are read from, as stored."""
         return storable_path(self.path)
 
-    def norm_fields(self) -> dict:
-        """The norm's fields as given; the normalized type is derived from type_raw."""
+    def record_fields(self) -> dict:
+        """The record's fields as given; the normalized type is derived from type_raw."""
         return {
             "native_id": self.native_id,
             "jurisdiction_code": self.jurisdiction_code,
@@ -98,13 +98,13 @@ class Entry:
             "url": self.norm_url,
         }
 
-    def norm_row(self) -> dict:
-        return {**self.norm_fields(), "type_normalized": normalize_type(self.type_raw)}
+    def record_row(self) -> dict:
+        return {**self.record_fields(), "type_normalized": normalize_type(self.type_raw)}
 
     def stored_rows(self) -> list[tuple]:
         """(table, values) of what importing this entry writes (but the normalized type, one
         of a short vocabulary)."""
-        return [(norm, self.norm_fields()),
+        return [(record, self.record_fields()),
                 (document, {"url": self.document_url, "role": self.role, "title": self.title}),
                 (version, {"origin": self.origin})]
 
@@ -143,7 +143,7 @@ def infer_from_file_name(name: str) -> tuple[str | None, str | None, int | None]
     elif raw_type:
         raw_type = raw_type.title() if raw_type.isupper() or raw_type.islower() else raw_type
     number = match["number"].replace(".", "").upper()
-    if refusal(norm.c.number, number):
+    if refusal(record.c.number, number):
         return None, None, None  # "Lei 0000…0001-2014": a number no norm has
     return raw_type, number, int(match["year"])
 
@@ -443,9 +443,9 @@ def _column_of(table, name: str, row: dict[str, str]) -> str:
     """The manifest column a stored value came from, as messages name it."""
     if table is version or (table is document and name == "url" and not row.get("url")):
         return "'file'"
-    if table is norm and name == "native_id" and not row.get("native_id"):
+    if table is record and name == "native_id" and not row.get("native_id"):
         return "'native_id' (made of type, number and year)"
-    return repr(_MANIFEST_COLUMN.get(name, name) if table is norm else name)
+    return repr(_MANIFEST_COLUMN.get(name, name) if table is record else name)
 
 
 class _NormAgreement:
@@ -462,7 +462,7 @@ class _NormAgreement:
 
     def check(self, entry: Entry) -> str | None:
         """Why ENTRY disagrees with an earlier row of its norm, or None."""
-        row = entry.norm_fields()
+        row = entry.record_fields()
         values = tuple(None if row[f] is None else hash(row[f]) for f in NORM_FIELDS)
         key = (entry.jurisdiction_code, entry.native_id)
         found = self.seen.get(key)

@@ -34,7 +34,7 @@ from .extract.limits import human_bytes
 from .extract.result import failed
 from .extract.where import parse_where
 from .store import utcnow
-from .store.schema import document, extraction, norm, version
+from .store.schema import document, extraction, norm, record, version
 
 # Fields of the extraction row and their widths in the schema: longer values are cut.
 _WIDTHS = {"method": 16, "backend": 64, "backend_version": 64}
@@ -75,7 +75,7 @@ class Plan:
 
 def record_of(result: ExtractionResult) -> tuple[dict, list[dict]]:
     """The extraction row and page rows for a result, as the store keeps them."""
-    record = {
+    row = {
         "status": result.status,
         "method": result.method,
         "backend": result.backend,
@@ -89,15 +89,15 @@ def record_of(result: ExtractionResult) -> tuple[dict, list[dict]]:
         "extracted_at": utcnow(),
     }
     for key, width in _WIDTHS.items():
-        if record[key] and len(record[key]) > width:
-            record[key] = record[key][: width - 1] + "…"
+        if row[key] and len(row[key]) > width:
+            row[key] = row[key][: width - 1] + "…"
     pages = [
         {"number": p.number, "method": p.method, "confidence": p.confidence, "text": p.text,
          "backend": (p.backend or "")[:_PAGE_BACKEND_WIDTH] or None, "chars": p.chars,
          "dpi": p.dpi, "detail": p.detail}
         for p in result.pages
     ]
-    return record, pages
+    return row, pages
 
 
 # --- selection --------------------------------------------------------------------------------
@@ -109,13 +109,13 @@ def _selection(statuses: Sequence[str] | None, jurisdiction_code: int | None,
         select(version.c.id, version.c.sha256, version.c.media_type, version.c.size,
                document.c.id.label("document_id"))
         .join(document, document.c.current_version_id == version.c.id)
-        .join(norm, norm.c.id == document.c.norm_id)
+        .join(record, record.c.id == document.c.record_id)
         .join(extraction, extraction.c.version_id == version.c.id)
     )
     if statuses is not None:
         query = query.where(extraction.c.status.in_(statuses))
     if jurisdiction_code is not None:
-        query = query.where(norm.c.jurisdiction_code == jurisdiction_code)
+        query = query.where(record.c.jurisdiction_code == jurisdiction_code)
     if where is not None:
         query = query.where(where)
     return query
@@ -348,7 +348,8 @@ def document_extraction(corpus: Corpus, ident: str) -> dict:
     query = (
         select(*columns)
         .select_from(document)
-        .join(norm, norm.c.id == document.c.norm_id)
+        .join(record, record.c.id == document.c.record_id)
+        .join(norm, norm.c.id == record.c.norm_id)
         .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
         .outerjoin(version, version.c.document_id == document.c.id)
         .outerjoin(extraction, extraction.c.version_id == version.c.id)
@@ -372,6 +373,6 @@ def document_extraction(corpus: Corpus, ident: str) -> dict:
             pages = [dict(r) for r in conn.execute(
                 select(page).where(page.c.version_id == row["version_id"])
                 .order_by(page.c.number)).mappings()]
-    record = {k[2:]: row.pop(k) for k in list(row) if k.startswith("x_")}
-    return {**row, "extraction": record if record.get("status") else None,
+    found = {k[2:]: row.pop(k) for k in list(row) if k.startswith("x_")}
+    return {**row, "extraction": found if found.get("status") else None,
             "pages": [{k: v for k, v in p.items() if k != "version_id"} for p in pages]}

@@ -1,4 +1,4 @@
-"""Import local files (a LAI dump, a folder of PDFs) as norms and documents.
+"""Import local files (a LAI dump, a folder of PDFs) as records of norms, with their documents.
 
 The input is read twice: a validation pass (dump.plan) that rejects a bad manifest before
 anything is written, then the import itself in batches of one transaction each, so a killed
@@ -30,7 +30,7 @@ BATCH = 1000
 class ImportReport:
     files: int = 0
     bytes: int = 0
-    norm_ids: set[int] = field(default_factory=set)
+    record_ids: set[int] = field(default_factory=set)
     new_versions: int = 0
     unchanged: int = 0
     removed: int = 0
@@ -38,8 +38,8 @@ class ImportReport:
     problems: list[str] = field(default_factory=list)
 
     @property
-    def norms(self) -> int:
-        return len(self.norm_ids)
+    def records(self) -> int:
+        return len(self.record_ids)
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -173,32 +173,32 @@ def _record_failures(corpus: Corpus, sources: dict[int, int], batch: list[Entry]
 def _write_rows(corpus: Corpus, sources: dict[int, int], batch: list[Entry],
                 files: dict[int, dict], seen_at: datetime, report: ImportReport,
                 written: set[tuple[int, str]]) -> None:
-    """A batch's norms, documents and new versions, in one transaction.
+    """A batch's records, documents and new versions, in one transaction.
 
-    WRITTEN: norms an earlier batch of this run wrote; this one only fills their empty fields.
+    WRITTEN: records an earlier batch of this run wrote; this one only fills their empty fields.
     """
     store = corpus.store
     by_source: dict[int, dict[str, dict]] = {}
     for entry in batch:
         rows = by_source.setdefault(sources[entry.jurisdiction_code], {})
-        row = entry.norm_row()
+        row = entry.record_row()
         if entry.native_id in rows:
-            # Rows of one norm (texto integral, anexos) agree (the plan checked): merge them.
+            # Rows of one record (texto integral, anexos) agree (the plan checked): merge them.
             merged = rows[entry.native_id]
             merged.update({k: v for k, v in row.items() if merged.get(k) is None})
         else:
             rows[entry.native_id] = row
     with store.transaction() as conn:
-        norm_ids: dict[tuple[int, str], int] = {}
+        record_ids: dict[tuple[int, str], int] = {}
         for source_id, rows in by_source.items():
             fill_only = {native_id for code, native_id in written
                          if sources[code] == source_id}
-            upserted = store.upsert_norms(conn, source_id, list(rows.values()), seen_at,
-                                          fill_only=fill_only)
-            for native_id, norm_id in upserted.items():
-                norm_ids[(source_id, native_id)] = norm_id
+            upserted = store.upsert_records(conn, source_id, list(rows.values()), seen_at,
+                                            fill_only=fill_only)
+            for native_id, record_id in upserted.items():
+                record_ids[(source_id, native_id)] = record_id
         doc_rows = [
-            {"norm_id": norm_ids[(sources[e.jurisdiction_code], e.native_id)],
+            {"record_id": record_ids[(sources[e.jurisdiction_code], e.native_id)],
              "url": e.document_url, "role": e.role, "title": e.title}
             for e in batch
         ]
@@ -207,7 +207,7 @@ def _write_rows(corpus: Corpus, sources: dict[int, int], batch: list[Entry],
         for i, (entry, doc) in enumerate(zip(batch, doc_rows, strict=True)):
             if i not in files:
                 continue
-            stored = documents[(doc["norm_id"], doc["url"])]
+            stored = documents[(doc["record_id"], doc["url"])]
             key = (stored["id"], files[i]["sha256"])
             report.files += 1
             report.bytes += files[i]["size"]
@@ -219,5 +219,5 @@ def _write_rows(corpus: Corpus, sources: dict[int, int], batch: list[Entry],
                                  "fetched_at": seen_at, "origin": entry.origin})
         store.add_versions(conn, new_versions)
         report.new_versions += len(new_versions)
-        report.norm_ids.update(norm_ids.values())
+        report.record_ids.update(record_ids.values())
 

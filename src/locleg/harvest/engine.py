@@ -29,7 +29,7 @@ from sqlalchemy.engine import Connection
 
 from ..corpus import Corpus
 from ..store import utcnow
-from ..store.schema import document, norm, source, version
+from ..store.schema import document, record, source, version
 from . import frontier, revalidate, rows, sapl
 from .net import (
     ROBOTS_AGENT,
@@ -320,11 +320,7 @@ class Harvest:
             seen_since = datetime.fromisoformat(payload.get("seen_since") or payload["cycle"])
             if complete:
                 # Missing from a complete listing: gone from the câmara. Marked, never deleted.
-                removed = conn.execute(
-                    update(norm).where(norm.c.source_id == ctx.id,
-                                       norm.c.last_seen_at < seen_since,
-                                       norm.c.removed_at.is_(None))
-                    .values(removed_at=seen_since)).rowcount
+                removed = self.store.remove_unseen(conn, ctx.id, seen_since)
             values = {"last_listing_at": seen_since.isoformat()}
             if full:
                 values["last_full_at"] = values["last_listing_at"]
@@ -850,9 +846,9 @@ def _current_version(conn: Connection, document_id: int | None) -> dict | None:
         select(document.c.id, document.c.current_version_id, version.c.sha256, version.c.etag,
                version.c.last_modified)
         .outerjoin(version, version.c.id == document.c.current_version_id)
-        .join(norm, norm.c.id == document.c.norm_id)
+        .join(record, record.c.id == document.c.record_id)
         .where(document.c.id == document_id, document.c.removed_at.is_(None),
-               norm.c.removed_at.is_(None))
+               record.c.removed_at.is_(None))
     ).first()
     if row is None:
         return None

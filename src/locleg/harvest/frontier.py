@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection
 
 from ..store import utcnow
 from ..store.harvest_schema import harvest_host, harvest_request
-from ..store.schema import norm, source
+from ..store.schema import record, source
 
 PENDING = "pending"
 FAILED = "failed"
@@ -171,8 +171,8 @@ def source_health(conn: Connection) -> dict[int, dict]:
         health[sid] = {"norms": 0, "removed": 0, "pending": 0, "failed": 0, "files_pending": 0,
                        "next_request_at": None, "parked_until": None, "hosts": []}
     for sid, total, removed in conn.execute(
-        select(norm.c.source_id, func.count(), func.count(norm.c.removed_at))
-        .group_by(norm.c.source_id)
+        select(record.c.source_id, func.count(), func.count(record.c.removed_at))
+        .group_by(record.c.source_id)
     ):
         health[sid].update(norms=total, removed=removed)
     for sid, state, kind, count, earliest in conn.execute(

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
-from ..store.schema import document, norm, version
+from ..store.schema import document, record, version
 from . import frontier
 from .net import host_key
 
@@ -35,9 +35,9 @@ def due_files(conn: Connection, source_id: int, now: datetime, *, days: float,
     confirmed = func.coalesce(document.c.checked_at, version.c.fetched_at)
     query = (
         select(document.c.id, document.c.url, confirmed.label("confirmed"))
-        .join(norm, norm.c.id == document.c.norm_id)
+        .join(record, record.c.id == document.c.record_id)
         .join(version, version.c.id == document.c.current_version_id)
-        .where(norm.c.source_id == source_id, norm.c.removed_at.is_(None),
+        .where(record.c.source_id == source_id, record.c.removed_at.is_(None),
                document.c.removed_at.is_(None), document.c.url.like("http%"))
         .order_by(confirmed, document.c.id)
     )

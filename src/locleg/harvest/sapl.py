@@ -33,7 +33,7 @@ from ..enrich.types import normalize_type
 from ..errors import UserError
 from ..store import utcnow
 from ..store.harvest_schema import sapl_norm, sapl_relation
-from ..store.schema import document, norm
+from ..store.schema import document, record
 from . import frontier, rows
 from .jsonread import iter_json_array, loads
 from .net import (
@@ -363,8 +363,8 @@ def parse_norm(item: Any, ctx: SourceContext) -> tuple[dict, list[str]]:
     return {
         "native_id": native_id, "jurisdiction_code": ctx.jurisdiction_code,
         "type_raw": type_raw,
-        "type_normalized": rows.text(type_normalized, norm.c.type_normalized),
-        "number": rows.label(item.get("numero"), norm.c.number),
+        "type_normalized": rows.text(type_normalized, record.c.type_normalized),
+        "number": rows.label(item.get("numero"), record.c.number),
         "year": year, "date": rows.iso_date(item.get("data")),
         "ementa": rows.text(item.get("ementa")),
         "url": f"{ctx.base_url}/norma/{native_id}",
@@ -393,8 +393,8 @@ def write_norms(conn: Connection, h: Harvest, ctx: SourceContext, batch: list[di
     by_native = {r["native_id"]: r for r in batch}  # a row twice (paging drift): last wins
     known = {r.native_id: r for r in conn.execute(
         select(sapl_norm.c.native_id, sapl_norm.c.updated, sapl_norm.c.texto_integral,
-               sapl_norm.c.norm_id, norm.c.removed_at)
-        .join(norm, norm.c.id == sapl_norm.c.norm_id)
+               sapl_norm.c.record_id, record.c.removed_at)
+        .join(record, record.c.id == sapl_norm.c.record_id)
         .where(sapl_norm.c.source_id == ctx.id, sapl_norm.c.native_id.in_(list(by_native)))
     )}
     changed = [r for r in by_native.values() if rewrite or r["native_id"] not in known
@@ -402,14 +402,14 @@ def write_norms(conn: Connection, h: Harvest, ctx: SourceContext, batch: list[di
     done = Written(listed=len(by_native), written=len(changed))
     if not changed:
         return done
-    ids = h.store.upsert_norms(conn, ctx.id, changed, seen_at)
+    ids = h.store.upsert_records(conn, ctx.id, changed, seen_at)
     new_state, changed_state, revisit = [], [], []
     for r in changed:
         old = known.get(r["native_id"])
         state = {"native_id": r["native_id"], "updated": r["updated"],
                  "texto_integral": r["texto_integral"]}
         if old is None:
-            new_state.append({**state, "source_id": ctx.id, "norm_id": ids[r["native_id"]]})
+            new_state.append({**state, "source_id": ctx.id, "record_id": ids[r["native_id"]]})
             continue
         if _differs(old, r):
             changed_state.append({"b_native": r["native_id"], "b_updated": r["updated"],
@@ -418,7 +418,7 @@ def write_norms(conn: Connection, h: Harvest, ctx: SourceContext, batch: list[di
         if old.texto_integral and old.texto_integral != r["texto_integral"]:
             # The norm now names another file (or none): the old document left the source.
             conn.execute(update(document).where(
-                document.c.norm_id == ids[r["native_id"]],
+                document.c.record_id == ids[r["native_id"]],
                 document.c.url == old.texto_integral, document.c.removed_at.is_(None))
                 .values(removed_at=seen_at))
     if new_state:
@@ -431,11 +431,12 @@ def write_norms(conn: Connection, h: Harvest, ctx: SourceContext, batch: list[di
                                              sapl_norm.c.native_id == bindparam("b_native"))
                      .values(updated=bindparam("b_updated"),
                              texto_integral=bindparam("b_texto")), changed_state)
-    docs = [{"norm_id": ids[r["native_id"]], "url": r["texto_integral"], "role": TEXTO_INTEGRAL}
+    docs = [{"record_id": ids[r["native_id"]], "url": r["texto_integral"],
+             "role": TEXTO_INTEGRAL}
             for r in changed if r["texto_integral"]]
     stored = h.store.ensure_documents(conn, docs) if docs else {}
-    wanted = [file_request(ctx, d["url"], stored[(d["norm_id"], d["url"])]["id"]) for d in docs
-              if stored[(d["norm_id"], d["url"])]["current_version_id"] is None]
+    wanted = [file_request(ctx, d["url"], stored[(d["record_id"], d["url"])]["id"])
+              for d in docs if stored[(d["record_id"], d["url"])]["current_version_id"] is None]
     wanted += _files_of(conn, ctx, revisit)
     wanted = list({w["url"]: w for w in wanted}.values())
     frontier.enqueue(conn, wanted)
@@ -449,13 +450,13 @@ def _differs(old: Any, row: dict) -> bool:
         row["updated"], row["texto_integral"])
 
 
-def _files_of(conn: Connection, ctx: SourceContext, norm_ids: list[int]) -> list[dict]:
-    """File requests for every stored document of these norms (their listing changed)."""
-    if not norm_ids:
+def _files_of(conn: Connection, ctx: SourceContext, record_ids: list[int]) -> list[dict]:
+    """File requests for every stored document of these records (their listing changed)."""
+    if not record_ids:
         return []
     found = conn.execute(
         select(document.c.id, document.c.url)
-        .where(document.c.norm_id.in_(norm_ids), document.c.removed_at.is_(None),
+        .where(document.c.record_id.in_(record_ids), document.c.removed_at.is_(None),
                document.c.url.like("http%"))
     ).all()
     return [file_request(ctx, d.url, d.id) for d in found]
@@ -648,7 +649,7 @@ async def _norms(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
         following = chain(ctx, "norms", listing_url(ctx, page), {**payload, "page": page})
         await h.db(_replace, req, [following])
     elif "get_all=true" in req.url:
-        removed = await h.db(_close_listing, req, ctx, listing.native_ids, listing.seen_at,
+        removed = await h.db(_close_listing, h, req, ctx, listing.native_ids, listing.seen_at,
                              [_anexos_request(ctx, payload)])
         h.count(ctx, "removed", removed)
     else:
@@ -689,21 +690,20 @@ async def _record_notes(h: Harvest, ctx: SourceContext, url: str, listing: _List
                         "listing (not recorded one by one)")
 
 
-def _close_listing(conn: Connection, req: frontier.Request, ctx: SourceContext,
+def _close_listing(conn: Connection, h: Harvest, req: frontier.Request, ctx: SourceContext,
                    listed: set[str], seen_at: datetime, following: list[dict]) -> int:
     """A complete get_all listing: norms it no longer holds are marked removed, never deleted;
     the rest were seen now."""
     current = conn.execute(
-        select(sapl_norm.c.native_id, sapl_norm.c.norm_id)
-        .join(norm, norm.c.id == sapl_norm.c.norm_id)
-        .where(sapl_norm.c.source_id == ctx.id, norm.c.removed_at.is_(None))
+        select(sapl_norm.c.native_id, sapl_norm.c.record_id)
+        .join(record, record.c.id == sapl_norm.c.record_id)
+        .where(sapl_norm.c.source_id == ctx.id, record.c.removed_at.is_(None))
     ).all()
-    gone = [r.norm_id for r in current if r.native_id not in listed]
-    for start in range(0, len(gone), BATCH):
-        conn.execute(update(norm).where(norm.c.id.in_(gone[start:start + BATCH]))
-                     .values(removed_at=seen_at))
-    conn.execute(update(norm).where(norm.c.source_id == ctx.id, norm.c.removed_at.is_(None),
-                                    norm.c.last_seen_at < seen_at)
+    gone = [r.record_id for r in current if r.native_id not in listed]
+    h.store.remove_records(conn, gone, seen_at)
+    conn.execute(update(record).where(record.c.source_id == ctx.id,
+                                      record.c.removed_at.is_(None),
+                                      record.c.last_seen_at < seen_at)
                  .values(last_seen_at=seen_at))
     _replace(conn, req, following)
     return len(gone)
@@ -752,7 +752,7 @@ async def _anexos(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None
 
 def _write_anexos(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request,
                   found: list[dict], nxt: dict) -> list[tuple[str, str]]:
-    norm_ids = _norm_ids(conn, ctx.id)
+    record_ids = _record_ids(conn, ctx.id)
     problems, docs = [], []
     for r in found:
         norm_native = rows.native_id(r.get("norma"))
@@ -764,26 +764,26 @@ def _write_anexos(conn: Connection, h: Harvest, ctx: SourceContext, req: frontie
             continue
         if url is None:
             continue
-        if norm_native not in norm_ids:
+        if norm_native not in record_ids:
             problems.append((url, f"anexo {rows.native_id(r.get('id'))} of norm "
                                   f"{norm_native}, which the listing did not hold: skipped"))
             continue
-        docs.append({"norm_id": norm_ids[norm_native], "url": url, "role": ANEXO,
+        docs.append({"record_id": record_ids[norm_native], "url": url, "role": ANEXO,
                      "title": rows.text(r.get("assunto_anexo"))})
     stored = h.store.ensure_documents(conn, docs) if docs else {}
-    wanted = [file_request(ctx, d["url"], stored[(d["norm_id"], d["url"])]["id"]) for d in docs
-              if stored[(d["norm_id"], d["url"])]["current_version_id"] is None]
+    wanted = [file_request(ctx, d["url"], stored[(d["record_id"], d["url"])]["id"])
+              for d in docs if stored[(d["record_id"], d["url"])]["current_version_id"] is None]
     frontier.enqueue(conn, wanted)
     if req.payload.get("complete", True):
         # Anexos leave no trace when deleted: those no longer listed are marked removed.
-        listed = {(d["norm_id"], d["url"]) for d in docs}
+        listed = {(d["record_id"], d["url"]) for d in docs}
         current = conn.execute(
-            select(document.c.id, document.c.norm_id, document.c.url)
-            .join(norm, norm.c.id == document.c.norm_id)
-            .where(norm.c.source_id == ctx.id, document.c.role == ANEXO,
+            select(document.c.id, document.c.record_id, document.c.url)
+            .join(record, record.c.id == document.c.record_id)
+            .where(record.c.source_id == ctx.id, document.c.role == ANEXO,
                    document.c.removed_at.is_(None))
         ).all()
-        gone = [d.id for d in current if (d.norm_id, d.url) not in listed]
+        gone = [d.id for d in current if (d.record_id, d.url) not in listed]
         if gone:
             conn.execute(update(document).where(document.c.id.in_(gone))
                          .values(removed_at=utcnow()))
@@ -794,8 +794,9 @@ def _write_anexos(conn: Connection, h: Harvest, ctx: SourceContext, req: frontie
     return problems
 
 
-def _norm_ids(conn: Connection, source_id: int) -> dict[str, int]:
-    return dict(conn.execute(select(sapl_norm.c.native_id, sapl_norm.c.norm_id)
+def _record_ids(conn: Connection, source_id: int) -> dict[str, int]:
+    """SAPL's norm ids -> the corpus's records of them."""
+    return dict(conn.execute(select(sapl_norm.c.native_id, sapl_norm.c.record_id)
                              .where(sapl_norm.c.source_id == source_id)).all())
 
 
@@ -811,7 +812,7 @@ async def _relations(h: Harvest, ctx: SourceContext, req: frontier.Request) -> N
 def _write_relations(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request,
                      found: list[dict]) -> int:
     now = utcnow()
-    norm_ids = _norm_ids(conn, ctx.id)
+    record_ids = _record_ids(conn, ctx.id)
     vtypes = ctx.state.get("vtypes", {})
     existing = set(conn.scalars(select(sapl_relation.c.native_id)
                                 .where(sapl_relation.c.source_id == ctx.id)))
@@ -825,8 +826,8 @@ def _write_relations(conn: Connection, h: Harvest, ctx: SourceContext, req: fron
             continue
         tipo = vtypes.get(str(rows.native_id(r.get("tipo_vinculo"))), {})
         values[own] = {
-            "norm_native_id": principal, "norm_id": norm_ids.get(principal),
-            "related_native_id": related, "related_norm_id": norm_ids.get(related),
+            "norm_native_id": principal, "record_id": record_ids.get(principal),
+            "related_native_id": related, "related_record_id": record_ids.get(related),
             "tipo_sigla": tipo.get("sigla"), "descricao_ativa": tipo.get("descricao_ativa"),
             "descricao_passiva": tipo.get("descricao_passiva"),
             "revoga_integralmente": tipo.get("revoga_integralmente"),

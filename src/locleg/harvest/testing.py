@@ -9,7 +9,7 @@ from sqlalchemy import func, select, update
 
 from ..corpus import Corpus
 from ..store.harvest_schema import harvest_request, sapl_norm, sapl_relation
-from ..store.schema import document, norm, problem, source, version
+from ..store.schema import document, norm, problem, record, source, version
 from .engine import HarvestConfig, HarvestReport, harvest
 from .net import Resolver, parse_overrides
 
@@ -47,14 +47,16 @@ def run(corpus: Corpus, source_ids: list[int] | None = None, *,
 
 def counts(corpus: Corpus) -> dict[str, int]:
     """Row counts that a complete harvest determines (for resume and idempotence checks)."""
-    tables = {"norms": norm, "documents": document, "versions": version,
+    tables = {"records": record, "documents": document, "versions": version,
               "sapl_norms": sapl_norm, "relations": sapl_relation,
               "frontier": harvest_request}
     with corpus.store.engine.connect() as conn:
         found = {name: conn.scalar(select(func.count()).select_from(t))
                  for name, t in tables.items()}
-        found["removed_norms"] = conn.scalar(select(func.count()).select_from(norm)
-                                             .where(norm.c.removed_at.is_not(None)))
+        found["norms"] = conn.scalar(select(func.count()).select_from(norm)
+                                     .where(norm.c.merged_into.is_(None)))
+        found["removed_norms"] = conn.scalar(select(func.count()).select_from(record)
+                                             .where(record.c.removed_at.is_not(None)))
         found["distinct_digests"] = conn.scalar(select(func.count(func.distinct(
             version.c.sha256))))
     return found

@@ -27,7 +27,9 @@ CHUNK = 1000
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _ROWS = text(
     "SELECT n.id, n.jurisdiction_code, j.uf, j.name, n.type_raw, n.type_normalized, n.number, "
-    "n.year, n.date, n.ementa, n.url, s.confidence FROM norm n "
+    "n.year, n.date, n.ementa, "
+    "(SELECT r.url FROM record r WHERE r.norm_id = n.id ORDER BY r.id LIMIT 1) AS url, "
+    "s.confidence FROM norm n "
     "JOIN jurisdiction j ON j.ibge_code = n.jurisdiction_code "
     "LEFT JOIN search_norm s ON s.norm_id = n.id WHERE n.id IN :ids"
 ).bindparams(bindparam("ids", expanding=True))

@@ -16,7 +16,7 @@ from sqlalchemy import bindparam, delete, func, insert, select, text
 from sqlalchemy.engine import Connection
 
 from ..store import Store, utcnow
-from ..store.schema import document, extraction, jurisdiction, norm, page
+from ..store.schema import document, extraction, jurisdiction, norm, page, record, version
 from ..store.search_schema import search_facet, search_norm, search_place, search_queue
 from .text import clean, joined_variants, norm_tags, words
 
@@ -94,7 +94,8 @@ def rebuild_index(store: Store, *, batch: int = 2000,
         for table in (search_queue, search_facet, search_place, search_norm):
             conn.execute(delete(table))
         conn.exec_driver_sql("DELETE FROM search_fts")
-        conn.execute(insert(search_queue).from_select(["norm_id"], select(norm.c.id)))
+        conn.execute(insert(search_queue).from_select(
+            ["norm_id"], select(norm.c.id).where(norm.c.merged_into.is_(None))))
     report = refresh_index(store, batch=batch, on_progress=on_progress)
     if store.dialect == "sqlite":
         with store.engine.begin() as conn:
@@ -127,14 +128,18 @@ def _index_norms(store: Store, conn: Connection, norm_ids: Sequence[int]) -> set
         select(norm.c.id, norm.c.jurisdiction_code, jurisdiction.c.uf, norm.c.type_normalized,
                norm.c.year, norm.c.date, norm.c.ementa)
         .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
-        .where(norm.c.id.in_(norm_ids))
+        .where(norm.c.id.in_(norm_ids), norm.c.merged_into.is_(None))
     ).all()
+    # A norm's documents are its records'; one original held by two sources counts once.
     docs = conn.execute(
-        select(document.c.norm_id, document.c.current_version_id, extraction.c.status,
-               extraction.c.method, extraction.c.confidence)
+        select(record.c.norm_id, document.c.current_version_id, extraction.c.status,
+               extraction.c.method, extraction.c.confidence, version.c.sha256)
+        .select_from(document)
+        .join(record, record.c.id == document.c.record_id)
+        .outerjoin(version, version.c.id == document.c.current_version_id)
         .outerjoin(extraction, extraction.c.version_id == document.c.current_version_id)
-        .where(document.c.norm_id.in_(norm_ids), document.c.removed_at.is_(None))
-        .order_by(document.c.norm_id, document.c.id)
+        .where(record.c.norm_id.in_(norm_ids), document.c.removed_at.is_(None))
+        .order_by(record.c.norm_id, document.c.id)
     ).all()
     version_ids = [d.current_version_id for d in docs if d.current_version_id is not None]
     texts: dict[int, list[str]] = defaultdict(list)
@@ -146,7 +151,12 @@ def _index_norms(store: Store, conn: Connection, norm_ids: Sequence[int]) -> set
         ):
             texts[version_id].append(page_text)
     docs_of: dict[int, list] = defaultdict(list)
+    digests: set[tuple[int, str]] = set()
     for d in docs:
+        if d.sha256 is not None:
+            if (d.norm_id, d.sha256) in digests:
+                continue
+            digests.add((d.norm_id, d.sha256))
         docs_of[d.norm_id].append(d)
 
     now = utcnow()
@@ -277,17 +287,18 @@ def _recompute_places(conn: Connection, codes: list[int], now) -> set[str]:
 
     for code, count, removed in conn.execute(
         select(norm.c.jurisdiction_code, func.count(), func.count(norm.c.removed_at))
-        .where(norm.c.jurisdiction_code.in_(codes)).group_by(norm.c.jurisdiction_code)
+        .where(norm.c.jurisdiction_code.in_(codes), norm.c.merged_into.is_(None))
+        .group_by(norm.c.jurisdiction_code)
     ):
         place(code).update(norms=int(count), removed=int(removed))
     for code, status, documents, fetched, pages in conn.execute(
-        select(norm.c.jurisdiction_code, extraction.c.status, func.count(document.c.id),
+        select(record.c.jurisdiction_code, extraction.c.status, func.count(document.c.id),
                func.count(document.c.current_version_id), func.sum(extraction.c.pages))
         .select_from(document)
-        .join(norm, norm.c.id == document.c.norm_id)
+        .join(record, record.c.id == document.c.record_id)
         .outerjoin(extraction, extraction.c.version_id == document.c.current_version_id)
-        .where(norm.c.jurisdiction_code.in_(codes))
-        .group_by(norm.c.jurisdiction_code, extraction.c.status)
+        .where(record.c.jurisdiction_code.in_(codes))
+        .group_by(record.c.jurisdiction_code, extraction.c.status)
     ):
         p = place(code)
         p["documents"] += int(documents)
@@ -320,11 +331,11 @@ def _recompute_places(conn: Connection, codes: list[int], now) -> set[str]:
     ):
         place(code)["newest_day"] = int(newest or 0)
     for code, confidence in conn.execute(
-        select(norm.c.jurisdiction_code, extraction.c.confidence)
+        select(record.c.jurisdiction_code, extraction.c.confidence)
         .select_from(document)
-        .join(norm, norm.c.id == document.c.norm_id)
+        .join(record, record.c.id == document.c.record_id)
         .join(extraction, extraction.c.version_id == document.c.current_version_id)
-        .where(norm.c.jurisdiction_code.in_(codes), extraction.c.method.in_(OCR_METHODS),
+        .where(record.c.jurisdiction_code.in_(codes), extraction.c.method.in_(OCR_METHODS),
                extraction.c.confidence.is_not(None))
     ):
         facets[code][("ocr_confidence", str(min(int(confidence * 10), 9)))] += 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from .schema import (
     norm,
     page,
     problem,
+    record,
     source,
     version,
 )
@@ -85,6 +87,29 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
+
+
+@contextmanager
+def _foreign_keys_deferred(conn: Connection) -> Iterator[None]:
+    """Migrations in one transaction; on SQLite with foreign keys checked at the end, not
+    per statement, because SQLite rebuilds a table to change its constraints (docs: "Making
+    Other Kinds Of Table Schema Changes")."""
+    sqlite = conn.dialect.name == "sqlite"
+    if sqlite:  # only outside a transaction does the pragma take effect
+        conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
+        conn.commit()
+    try:
+        with conn.begin():
+            yield
+            if sqlite:
+                broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    raise RuntimeError(f"a migration left {len(broken)} broken references, "
+                                       f"first {broken[0]}")
+    finally:
+        if sqlite:
+            conn.exec_driver_sql("PRAGMA foreign_keys=ON")
+            conn.commit()
 
 
 def _alembic_config(conn: Connection) -> Config:
@@ -148,16 +173,18 @@ class Store:
 
         Features add their tables on branches of their own, so the target is every head.
         """
-        with self.engine.begin() as conn:
+        with self.engine.connect() as conn:
             cfg = _alembic_config(conn)
             heads = set(ScriptDirectory.from_config(cfg).get_heads())
             current = set(MigrationContext.configure(conn).get_current_heads())
+            conn.rollback()
             if revision == "heads" and current == heads:
                 return
-            command.upgrade(cfg, revision)
+            with _foreign_keys_deferred(conn):
+                command.upgrade(cfg, revision)
 
     def downgrade(self, revision: str = "base") -> None:
-        with self.engine.begin() as conn:
+        with self.engine.connect() as conn, _foreign_keys_deferred(conn):
             command.downgrade(_alembic_config(conn), revision)
 
     # -- jurisdictions -------------------------------------------------------------------
@@ -259,36 +286,39 @@ class Store:
         """A transaction for a batch of writes: all of the batch lands, or none of it."""
         return self.engine.begin()
 
-    def upsert_norms(
+    def upsert_records(
         self, conn: Connection, source_id: int, rows: Sequence[dict], seen_at: datetime,
         fill_only: Collection[str] = (),
     ) -> dict[str, int]:
-        """Insert new norms, update changed ones, touch the rest; native_id -> norm id.
+        """Insert new records, update changed ones, touch the rest; native_id -> record id.
 
-        Each row holds jurisdiction_code, native_id and the norm fields (type_raw,
-        type_normalized, number, year, date, ementa, url). Norms named in FILL_ONLY were
-        written earlier in the same run from other rows of theirs: a field such a row
-        leaves empty keeps its stored value.
+        Each row holds jurisdiction_code, native_id and the record's fields (type_raw,
+        type_normalized, number, year, date, ementa, url). Records named in FILL_ONLY were
+        written earlier in the same run from other rows of theirs: a field such a row leaves
+        empty keeps its stored value. New and changed records join the norm of their key in
+        the same transaction (enrich/norms.py), so no record is ever without its norm.
         """
+        from ..enrich.norms import records_changed
+
         fields = ("jurisdiction_code", "type_raw", "type_normalized", "number", "year", "date",
                   "ementa", "url")
         native_ids = [r["native_id"] for r in rows]
         existing = {
             r.native_id: r
             for r in conn.execute(
-                select(norm.c.id, norm.c.native_id, norm.c.removed_at,
-                       *[norm.c[f] for f in fields])
-                .where(norm.c.source_id == source_id,
-                       _among(conn, norm.c.native_id, native_ids))
+                select(record.c.id, record.c.native_id, record.c.removed_at,
+                       *[record.c[f] for f in fields])
+                .where(record.c.source_id == source_id,
+                       _among(conn, record.c.native_id, native_ids))
             )
         }
         ids: dict[str, int] = {}
-        new, changed, touched = [], [], []
+        new, changed, touched, revived = [], [], [], []
         new_ids: set[str] = set()
         for r in rows:
             old = existing.get(r["native_id"])
             if old is None:
-                if r["native_id"] in new_ids:  # the same norm twice in one batch
+                if r["native_id"] in new_ids:  # the same record twice in one batch
                     continue
                 new_ids.add(r["native_id"])
                 new.append({**{f: r.get(f) for f in fields}, "source_id": source_id,
@@ -302,53 +332,59 @@ class Store:
                 changed.append({**{f: r.get(f) for f in fields}, "b_id": old.id})
             else:
                 touched.append({"b_id": old.id})
+                if old.removed_at is not None:
+                    revived.append(old.id)
         if new:
-            new_ids = bulk_insert(conn, norm, new)
+            new_ids = bulk_insert(conn, record, new)
             ids.update({row["native_id"]: i for row, i in zip(new, new_ids, strict=True)})
         if changed:
             conn.execute(
-                update(norm)
-                .where(norm.c.id == bindparam("b_id"))
+                update(record)
+                .where(record.c.id == bindparam("b_id"))
                 .values(**{f: bindparam(f) for f in fields}, last_seen_at=seen_at,
                         changed_at=seen_at, removed_at=None),
                 changed,
             )
         if touched:
             conn.execute(
-                update(norm).where(norm.c.id == bindparam("b_id"))
+                update(record).where(record.c.id == bindparam("b_id"))
                 .values(last_seen_at=seen_at, removed_at=None),
                 touched,
             )
+        moved = [ids[r["native_id"]] for r in new] + [c["b_id"] for c in changed] + revived
+        if moved:
+            records_changed(conn, moved, seen_at)
         return ids
 
     def ensure_documents(self, conn: Connection, rows: Sequence[dict]) -> dict[tuple, dict]:
-        """Documents keyed by (norm_id, url); creates the missing ones.
+        """Documents keyed by (record_id, url); creates the missing ones.
 
-        Returns (norm_id, url) -> {id, current_version_id, current_sha256}.
+        Returns (record_id, url) -> {id, current_version_id, current_sha256}.
         """
-        norm_ids = sorted({r["norm_id"] for r in rows})
+        record_ids = sorted({r["record_id"] for r in rows})
         current = version.alias("current")
         found: dict[tuple, dict] = {}
         query = (
-            select(document.c.id, document.c.norm_id, document.c.url,
+            select(document.c.id, document.c.record_id, document.c.url,
                    document.c.current_version_id, current.c.sha256)
             .outerjoin(current, current.c.id == document.c.current_version_id)
-            .where(_among(conn, document.c.norm_id, norm_ids))
+            .where(_among(conn, document.c.record_id, record_ids))
         )
         for r in conn.execute(query):
-            found[(r.norm_id, r.url)] = {"id": r.id, "current_version_id": r.current_version_id,
+            found[(r.record_id, r.url)] = {"id": r.id,
+                                           "current_version_id": r.current_version_id,
                                          "current_sha256": r.sha256}
         new, keys = [], set()
         now = utcnow()
         for r in rows:
-            key = (r["norm_id"], r["url"])
+            key = (r["record_id"], r["url"])
             if key in found or key in keys:
                 continue
             keys.add(key)
-            new.append({"norm_id": r["norm_id"], "url": r["url"], "role": r["role"],
+            new.append({"record_id": r["record_id"], "url": r["url"], "role": r["role"],
                         "title": r.get("title"), "created_at": now})
         for row, doc_id in zip(new, bulk_insert(conn, document, new), strict=True):
-            found[(row["norm_id"], row["url"])] = {"id": doc_id, "current_version_id": None,
+            found[(row["record_id"], row["url"])] = {"id": doc_id, "current_version_id": None,
                                                    "current_sha256": None}
         return found
 
@@ -374,14 +410,31 @@ class Store:
         return version_ids
 
     def mark_removed(self, source_id: int, not_seen_since: datetime) -> int:
-        """Norms of a source missing from a complete run: marked removed, never deleted."""
+        """Records of a source missing from a complete run: marked removed, never deleted."""
         with self.engine.begin() as conn:
-            return conn.execute(
-                update(norm)
-                .where(norm.c.source_id == source_id, norm.c.last_seen_at < not_seen_since,
-                       norm.c.removed_at.is_(None))
-                .values(removed_at=not_seen_since)
-            ).rowcount
+            return self.remove_unseen(conn, source_id, not_seen_since)
+
+    def remove_unseen(self, conn: Connection, source_id: int, seen_since: datetime) -> int:
+        """Mark removed the records of a source not seen since then; their norms follow."""
+        gone = list(conn.scalars(select(record.c.id).where(
+            record.c.source_id == source_id, record.c.last_seen_at < seen_since,
+            record.c.removed_at.is_(None))))
+        return self.remove_records(conn, gone, seen_since)
+
+    def remove_records(self, conn: Connection, record_ids: Sequence[int],
+                       when: datetime) -> int:
+        """Mark these records removed (gone from their source); a norm is removed when all
+        its records are."""
+        from ..enrich.norms import resolve
+
+        ids = list(record_ids)
+        for start in range(0, len(ids), 1000):
+            conn.execute(update(record).where(record.c.id.in_(ids[start:start + 1000]))
+                         .values(removed_at=when))
+        if ids:
+            resolve(conn, set(conn.scalars(select(record.c.norm_id)
+                                           .where(_among(conn, record.c.id, ids)))), when)
+        return len(ids)
 
     # -- extraction ----------------------------------------------------------------------
 
@@ -390,15 +443,15 @@ class Store:
         """Current versions whose extraction is in one of these statuses."""
         query = (
             select(version.c.id, version.c.sha256, version.c.media_type, version.c.size,
-                   extraction.c.status, norm.c.jurisdiction_code)
+                   extraction.c.status, record.c.jurisdiction_code)
             .join(document, document.c.current_version_id == version.c.id)
-            .join(norm, norm.c.id == document.c.norm_id)
+            .join(record, record.c.id == document.c.record_id)
             .join(extraction, extraction.c.version_id == version.c.id)
             .where(extraction.c.status.in_(statuses))
             .order_by(version.c.id)
         )
         if jurisdiction_code is not None:
-            query = query.where(norm.c.jurisdiction_code == jurisdiction_code)
+            query = query.where(record.c.jurisdiction_code == jurisdiction_code)
         with self.engine.connect() as conn:
             return [dict(r) for r in conn.execute(query).mappings()]
 
@@ -444,12 +497,14 @@ class Store:
     def status(self, by_jurisdiction: bool = False) -> dict:
         """Counts per stage, over current document versions; optionally per jurisdiction."""
         with self.engine.connect() as conn:
-            totals = self._stage_counts(conn, None)
+            totals = self._stage_counts(conn, False)
+            totals["records"] = conn.scalar(select(func.count()).select_from(record))
             totals["versions"] = conn.scalar(select(func.count()).select_from(version))
             totals["sources"] = conn.scalar(select(func.count()).select_from(source))
             totals["jurisdictions"] = conn.scalar(select(func.count()).select_from(jurisdiction))
             totals["jurisdictions_with_norms"] = conn.scalar(
                 select(func.count(func.distinct(norm.c.jurisdiction_code)))
+                .where(norm.c.merged_into.is_(None))
             )
             # PostgreSQL sums bigints as numeric: bring it back to an int for JSON.
             totals["originals_bytes"] = int(conn.scalar(
@@ -457,36 +512,39 @@ class Store:
             ))
             totals["problems"] = conn.scalar(select(func.count()).select_from(problem))
             if by_jurisdiction:
-                totals["by_jurisdiction"] = self._stage_counts(conn, norm.c.jurisdiction_code)
+                totals["by_jurisdiction"] = self._stage_counts(conn, True)
         return totals
 
-    def _stage_counts(self, conn: Connection, group: Any) -> Any:
+    def _stage_counts(self, conn: Connection, by_jurisdiction: bool) -> Any:
+        """Norms (one per norm, however many records), then documents of all their records."""
         status_counts = [
             func.sum(case((extraction.c.status == s, 1), else_=0)).label(s) for s in STATUSES
         ]
+        doc_group = [record.c.jurisdiction_code] if by_jurisdiction else []
         doc_query = (
             select(
-                *([group] if group is not None else []),
+                *doc_group,
                 func.count(document.c.id).label("documents"),
                 func.count(document.c.current_version_id).label("fetched"),
                 *status_counts,
                 func.coalesce(func.sum(extraction.c.pages), 0).label("pages"),
             )
             .select_from(document)
-            .join(norm, norm.c.id == document.c.norm_id)
+            .join(record, record.c.id == document.c.record_id)
             .outerjoin(extraction, extraction.c.version_id == document.c.current_version_id)
         )
+        norm_group = [norm.c.jurisdiction_code] if by_jurisdiction else []
         norm_query = select(
-            *([group] if group is not None else []),
+            *norm_group,
             func.count().label("norms"),
             func.sum(case((norm.c.removed_at.is_not(None), 1), else_=0)).label("removed"),
-        )
-        if group is None:
+        ).where(norm.c.merged_into.is_(None))
+        if not by_jurisdiction:
             counts = dict(conn.execute(norm_query).mappings().one())
             counts.update(conn.execute(doc_query).mappings().one())
             return {k: int(v or 0) for k, v in counts.items()}
-        norm_query = norm_query.group_by(group)
-        doc_query = doc_query.group_by(group)
+        norm_query = norm_query.group_by(*norm_group)
+        doc_query = doc_query.group_by(*doc_group)
         per: dict[int, dict] = {}
         for r in conn.execute(norm_query).mappings():
             per[r["jurisdiction_code"]] = {"norms": int(r["norms"]),
@@ -536,6 +594,16 @@ class Store:
             "extraction with an unknown status": (
                 select(func.count()).select_from(extraction)
                 .where(extraction.c.status.not_in(STATUSES))
+            ),
+            "record without its norm (or in a norm merged away)": (
+                select(func.count()).select_from(record)
+                .outerjoin(norm, norm.c.id == record.c.norm_id)
+                .where(norm.c.id.is_(None) | norm.c.merged_into.is_not(None))
+            ),
+            "norm without records that is not merged into another": (
+                select(func.count()).select_from(norm)
+                .where(norm.c.merged_into.is_(None), ~select(record.c.id).where(
+                    record.c.norm_id == norm.c.id).exists())
             ),
         }
         found = []

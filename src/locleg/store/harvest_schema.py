@@ -63,7 +63,7 @@ sapl_norm = Table(
     Column("source_id", Integer, ForeignKey("source.id"), primary_key=True,
            autoincrement=False),
     Column("native_id", Text, primary_key=True),
-    Column("norm_id", Integer, ForeignKey("norm.id"), nullable=False),
+    Column("record_id", Integer, ForeignKey("record.id"), nullable=False),
     Column("updated", Text),  # data_ultima_atualizacao as SAPL wrote it (may be null)
     Column("texto_integral", Text),  # the file URL as listed, null when none
 )
@@ -76,9 +76,9 @@ sapl_relation = Table(
            autoincrement=False),
     Column("native_id", Text, primary_key=True),  # normarelacionada.id
     Column("norm_native_id", Text, nullable=False),  # norma_principal
-    Column("norm_id", Integer, ForeignKey("norm.id")),
+    Column("record_id", Integer, ForeignKey("record.id")),
     Column("related_native_id", Text, nullable=False),  # norma_relacionada
-    Column("related_norm_id", Integer, ForeignKey("norm.id")),
+    Column("related_record_id", Integer, ForeignKey("record.id")),
     Column("tipo_sigla", String(8)),  # A altera, R revoga integralmente, ...
     Column("descricao_ativa", Text),  # "Revoga integralmente o(a)"
     Column("descricao_passiva", Text),  # "Revogado(a) integralmente pelo(a)"
@@ -87,5 +87,5 @@ sapl_relation = Table(
     Column("seen_at", Timestamp, nullable=False),
     Column("removed_at", Timestamp),
 )
-Index("ix_sapl_relation_related", sapl_relation.c.related_norm_id)
-Index("ix_sapl_relation_norm", sapl_relation.c.norm_id)
+Index("ix_sapl_relation_related", sapl_relation.c.related_record_id)
+Index("ix_sapl_relation_record", sapl_relation.c.record_id)

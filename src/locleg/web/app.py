@@ -15,7 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import Response
+from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import create_engine, event
 from starlette.datastructures import MutableHeaders
@@ -35,8 +35,8 @@ from ..search import (
 )
 from ..search.attributes import attributes_for
 from ..store import Store
-from .data import BadRequest, NotFound
-from .render import error_page
+from .data import BadRequest, Moved, NotFound
+from .render import error_page, wants_json
 
 HERE = Path(__file__).parent
 log = logging.getLogger("locleg.web")
@@ -139,6 +139,12 @@ def create_app(settings: Settings, *, refresh_every: float = 0.0,
     @app.exception_handler(NotFound)
     async def not_found(request: Request, exc: NotFound):
         return error_page(request, 404, str(exc))
+
+    @app.exception_handler(Moved)
+    async def moved(request: Request, exc: Moved):
+        # Records found to be of one norm: the old page lives on as a lasting redirect.
+        suffix = ".json" if wants_json(request) else ""
+        return RedirectResponse(f"/norm/{exc.norm_id}{suffix}", status_code=301)
 
     @app.exception_handler(SearchTooCostly)
     async def too_costly(request: Request, exc: SearchTooCostly):

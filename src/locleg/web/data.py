@@ -6,6 +6,7 @@ search_facet tables; lists are paged by key (never OFFSET); nothing here writes.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -15,11 +16,19 @@ from functools import lru_cache
 from sqlalchemy import Select, and_, case, func, or_, select
 from sqlalchemy.engine import Connection
 
-from ..enrich.urn import norm_urn
 from ..search.engine import UFS
 from ..search.query import quoted
 from ..store import Store, metadata
-from ..store.schema import document, extraction, jurisdiction, norm, page, source, version
+from ..store.schema import (
+    document,
+    extraction,
+    jurisdiction,
+    norm,
+    page,
+    record,
+    source,
+    version,
+)
 from ..store.search_schema import search_facet, search_norm, search_place, search_queue
 from .links import public_origin, public_url
 
@@ -43,6 +52,14 @@ class NotFound(Exception):
 
 class BadRequest(Exception):
     """A parameter the explorer cannot use: the explorer answers 400 with this message."""
+
+
+class Moved(Exception):
+    """A norm merged into another (its records found to be of one norm): a lasting redirect."""
+
+    def __init__(self, norm_id: int) -> None:
+        super().__init__(f"norm merged into norm {norm_id}")
+        self.norm_id = norm_id
 
 
 def _int_id(value: str | int, what: str) -> int:
@@ -188,7 +205,8 @@ def home(store: Store) -> dict:
             if code >= 100:
                 covered_municipal[uf] += 1
         latest = [_norm_summary(r) for r in conn.execute(
-            _summary_query().order_by(norm.c.id.desc()).limit(10))]
+            _summary_query().where(norm.c.merged_into.is_(None))
+            .order_by(norm.c.id.desc()).limit(10))]
         pending = pending_changes(conn)
     ufs = [{
         "uf": uf, "name": p.uf_names.get(uf, uf), "municipalities": p.municipalities.get(uf, 0),
@@ -409,27 +427,34 @@ def _extraction_view(r) -> dict | None:
                               "extracted_at")}
 
 
-def _relations(conn: Connection, norm_id: int) -> list[dict]:
+def _relations(conn: Connection, record_ids: list[int]) -> list[dict]:
+    """The vínculos a source declares for these records, each side named by its norm."""
     relation = metadata.tables.get("sapl_relation")
-    if relation is None:
+    if relation is None or not record_ids:
         return []
+    other_record = record.alias("other_record")
     other = norm.alias("other")
-    found = []
+    found, seen = [], set()
     for direction, here, there, label_column, native in (
-        ("active", relation.c.norm_id, relation.c.related_norm_id,
+        ("active", relation.c.record_id, relation.c.related_record_id,
          relation.c.descricao_ativa, relation.c.related_native_id),
-        ("passive", relation.c.related_norm_id, relation.c.norm_id,
+        ("passive", relation.c.related_record_id, relation.c.record_id,
          relation.c.descricao_passiva, relation.c.norm_native_id),
     ):
         query = (
-            select(relation.c.tipo_sigla, label_column.label("label"), native.label("native"),
-                   there.label("other_id"), other.c.type_raw, other.c.number, other.c.year,
-                   other.c.ementa, relation.c.resumo)
-            .outerjoin(other, other.c.id == there)
-            .where(here == norm_id, relation.c.removed_at.is_(None))
-            .order_by(relation.c.native_id)
+            select(relation.c.source_id, relation.c.native_id.label("relation_id"),
+                   relation.c.tipo_sigla, label_column.label("label"), native.label("native"),
+                   other.c.id.label("other_id"), other.c.type_raw, other.c.number,
+                   other.c.year, other.c.ementa, relation.c.resumo)
+            .outerjoin(other_record, other_record.c.id == there)
+            .outerjoin(other, other.c.id == other_record.c.norm_id)
+            .where(here.in_(record_ids), relation.c.removed_at.is_(None))
+            .order_by(relation.c.source_id, relation.c.native_id)
         )
         for r in conn.execute(query).mappings():
+            if (direction, r["source_id"], r["relation_id"]) in seen:
+                continue
+            seen.add((direction, r["source_id"], r["relation_id"]))
             found.append({
                 "direction": direction, "kind": r["tipo_sigla"], "label": r["label"],
                 "norm_id": r["other_id"], "native_id": r["native"], "type_raw": r["type_raw"],
@@ -439,53 +464,83 @@ def _relations(conn: Connection, norm_id: int) -> list[dict]:
     return found
 
 
+def _record_view(r, src) -> dict:
+    """A record as its source gives it: the norm page lists each one, with provenance."""
+    return {
+        "id": r["id"], "native_id": r["native_id"], "url": r["url"],
+        "type_raw": r["type_raw"], "type": r["type_normalized"], "number": r["number"],
+        "year": r["year"], "date": _as_date(r["date"]), "ementa": r["ementa"],
+        "first_seen_at": r["first_seen_at"], "last_seen_at": r["last_seen_at"],
+        "changed_at": r["changed_at"], "removed_at": r["removed_at"],
+        "unmatched": r["unmatched"],
+        "heading": {"type": r["heading_family"], "number": r["heading_number"],
+                    "year": r["heading_year"], "date": _as_date(r["heading_date"])}
+        if r["heading_version_id"] is not None else None,
+        "source": source_view(src),
+    }
+
+
+def resolve_norm_id(conn: Connection, norm_id: int) -> dict:
+    """The norm row, or Moved when it was merged into another, or NotFound."""
+    n = conn.execute(
+        select(norm, jurisdiction.c.name.label("jurisdiction_name"), jurisdiction.c.uf,
+               jurisdiction.c.level, jurisdiction.c.lexml_label)
+        .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
+        .where(norm.c.id == norm_id)
+    ).mappings().first()
+    if n is None:
+        raise NotFound(f"no norm {norm_id}")
+    if n["merged_into"] is not None:
+        raise Moved(n["merged_into"])
+    return dict(n)
+
+
 def norm_page(store: Store, norm_id_text: str) -> dict:
     norm_id = _int_id(norm_id_text, "norm")
     with store.engine.connect() as conn:
-        n = conn.execute(
-            select(norm, jurisdiction.c.name.label("jurisdiction_name"), jurisdiction.c.uf,
-                   jurisdiction.c.level, jurisdiction.c.lexml_label)
-            .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
-            .where(norm.c.id == norm_id)
-        ).mappings().first()
-        if n is None:
-            raise NotFound(f"no norm {norm_id}")
-        src = conn.execute(select(source).where(source.c.id == n["source_id"])).mappings().one()
-        docs = _documents(conn, [norm_id], NORM_PAGES_SHOWN)
-        relations = _relations(conn, norm_id)
-    signed = _as_date(n["date"])
+        n = resolve_norm_id(conn, norm_id)
+        rows = conn.execute(select(record).where(record.c.norm_id == norm_id)
+                            .order_by(record.c.id)).mappings().all()
+        sources = {r["id"]: r for r in conn.execute(
+            select(source).where(source.c.id.in_({r["source_id"] for r in rows}))).mappings()}
+        records = [_record_view(r, sources[r["source_id"]]) for r in rows]
+        record_ids = [r["id"] for r in records]
+        docs = _documents(conn, record_ids, NORM_PAGES_SHOWN)
+        relations = _relations(conn, record_ids)
     return {
         "norm": {
-            "id": n["id"], "native_id": n["native_id"], "type_raw": n["type_raw"],
-            "type": n["type_normalized"], "number": n["number"], "year": n["year"],
-            "date": signed, "ementa": n["ementa"], "url": n["url"],
-            "urn": norm_urn(n["lexml_label"], n["level"], n["type_normalized"], signed,
-                            n["number"]),
-            "first_seen_at": n["first_seen_at"], "last_seen_at": n["last_seen_at"],
-            "changed_at": n["changed_at"], "removed_at": n["removed_at"],
+            "id": n["id"], "type_raw": n["type_raw"], "type": n["type_normalized"],
+            "family": n["family"], "number": n["number"], "year": n["year"],
+            "date": _as_date(n["date"]), "ementa": n["ementa"], "urn": n["urn"],
+            "key": n["key"], "records": len(records),
+            "provenance": json.loads(n["provenance"] or "{}"),
+            "conflicts": json.loads(n["conflicts"]) if n["conflicts"] else {},
+            "first_seen_at": n["first_seen_at"], "changed_at": n["changed_at"],
+            "removed_at": n["removed_at"],
             "jurisdiction": {"ibge_code": n["jurisdiction_code"], "name": n["jurisdiction_name"],
                              "uf": n["uf"], "level": n["level"]},
-            "source": source_view(src),
         },
+        "records": records,
         "relations": relations,
         "documents": docs,
     }
 
 
-def _documents(conn: Connection, norm_ids: list[int], pages_shown: int,
+def _documents(conn: Connection, record_ids: list[int], pages_shown: int,
                document_id: int | None = None, page_after: int = 0) -> list[dict]:
     query = (
-        select(document, extraction.c.status, extraction.c.method, extraction.c.backend,
-               extraction.c.backend_version, extraction.c.confidence, extraction.c.pages,
-               extraction.c.chars, extraction.c.error, extraction.c.detail,
+        select(document, record.c.norm_id, extraction.c.status, extraction.c.method,
+               extraction.c.backend, extraction.c.backend_version, extraction.c.confidence,
+               extraction.c.pages, extraction.c.chars, extraction.c.error, extraction.c.detail,
                extraction.c.duration_s, extraction.c.extracted_at)
+        .join(record, record.c.id == document.c.record_id)
         .outerjoin(extraction, extraction.c.version_id == document.c.current_version_id)
         .order_by((document.c.role != "texto_integral"), document.c.id)
     )
     if document_id is not None:
         query = query.where(document.c.id == document_id)
     else:
-        query = query.where(document.c.norm_id.in_(norm_ids))
+        query = query.where(document.c.record_id.in_(record_ids))
     docs = conn.execute(query).mappings().all()
     doc_ids = [d["id"] for d in docs]
     versions: dict[int, list[dict]] = {}
@@ -493,8 +548,8 @@ def _documents(conn: Connection, norm_ids: list[int], pages_shown: int,
         for v in conn.execute(
             select(version, source.c.base_url)
             .join(document, document.c.id == version.c.document_id)
-            .join(norm, norm.c.id == document.c.norm_id)
-            .join(source, source.c.id == norm.c.source_id)
+            .join(record, record.c.id == document.c.record_id)
+            .join(source, source.c.id == record.c.source_id)
             .where(version.c.document_id.in_(doc_ids)).order_by(version.c.id.desc())
         ).mappings():
             versions.setdefault(v["document_id"], []).append({
@@ -522,7 +577,8 @@ def _documents(conn: Connection, norm_ids: list[int], pages_shown: int,
         shown = texts.get(d["current_version_id"], [])
         total_pages = d["pages"] or 0
         found.append({
-            "id": d["id"], "norm_id": d["norm_id"], "role": d["role"], "title": d["title"],
+            "id": d["id"], "record_id": d["record_id"], "norm_id": d["norm_id"],
+            "role": d["role"], "title": d["title"],
             "url": d["url"], "current_version_id": d["current_version_id"],
             "created_at": d["created_at"], "removed_at": d["removed_at"],
             "extraction": _extraction_view(d),
@@ -553,7 +609,8 @@ def original_of(store: Store, kind: str, id_text: str) -> dict:
         query = select(version.c.id, version.c.sha256, version.c.media_type, norm.c.type_raw,
                        norm.c.number, norm.c.year) \
             .join(document, document.c.id == version.c.document_id) \
-            .join(norm, norm.c.id == document.c.norm_id)
+            .join(record, record.c.id == document.c.record_id) \
+            .join(norm, norm.c.id == record.c.norm_id)
         if kind == "document":
             query = query.where(document.c.id == object_id,
                                 version.c.id == document.c.current_version_id)
@@ -595,7 +652,8 @@ def quality_page(store: Store, code_text: str | None, after_text: str | None) ->
                    jurisdiction.c.uf, version.c.media_type)
             .join(document, document.c.current_version_id == extraction.c.version_id)
             .join(version, version.c.id == extraction.c.version_id)
-            .join(norm, norm.c.id == document.c.norm_id)
+            .join(record, record.c.id == document.c.record_id)
+            .join(norm, norm.c.id == record.c.norm_id)
             .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
             .where(extraction.c.status.in_(("failed", "empty")))
             .order_by(extraction.c.version_id.desc())
