@@ -103,14 +103,21 @@ def progress_bar(description: str, unit: str = "files"):
         yield progress, task
 
 
-def refresh_search(corpus: Corpus) -> None:
-    """Index what a run changed, so search and the explorer see it at once.
+def refresh_derived(corpus: Corpus) -> None:
+    """Enrich and index what a run changed (headings, citations, legal status; the search
+    index), so the explorer and search see it at once.
 
     Writers queue changed norms in their own transactions (database triggers), so a run
-    that was killed before this loses nothing: the next refresh indexes its changes.
+    that was killed before this loses nothing: the next run reads and indexes its changes.
     """
+    from .enrich.run import enrich
     from .search import refresh_index
 
+    report = enrich(corpus)
+    if report.norms:
+        err_console.print(f"enriched {report.norms:,} norms: {report.citations:,} citations "
+                          f"({report.resolved:,} to norms of the corpus), {report.headings:,} "
+                          f"headings read ({report.rereads:,} read again)", highlight=False)
     refresh_index(corpus.store)
 
 
@@ -311,6 +318,6 @@ def main() -> None:
         sys.exit(130)
 
 
-# Feature modules attach their commands to `cli` when imported: sources, discover, harvest
-# (cli_harvest); search, index, serve (cli_web).
-from . import cli_extract, cli_harvest, cli_web  # noqa: E402,F401  (cli_extract: extract, show)
+# Feature modules attach their commands to `cli` when imported: extract, show (cli_extract);
+# sources, discover, harvest (cli_harvest); enrich (cli_enrich); search, index, serve (cli_web).
+from . import cli_enrich, cli_extract, cli_harvest, cli_web  # noqa: E402,F401

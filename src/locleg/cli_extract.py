@@ -27,7 +27,7 @@ from .cli import (
     opened,
     print_json,
     printable,
-    refresh_search,
+    refresh_derived,
 )
 from .errors import UserError
 from .extract.limits import DEFAULT_LIMITS, Limits, human_bytes, parse_bytes
@@ -156,12 +156,12 @@ def extract(jurisdiction: str | None, workers: int | None, where: str | None, fo
                     where=where_clause, workers=count, limits=limits, ocr=ocr,
                 )
         except KeyboardInterrupt:
-            refresh_search(corpus)
+            refresh_derived(corpus)
             err_console.print(f"interrupted after {plural(report_so_far['docs'], 'document')}: "
                               "they are kept; run the same command again to resume",
                               highlight=False)
             raise
-        refresh_search(corpus)
+        refresh_derived(corpus)
     _print_report(report, count)
 
 

@@ -22,7 +22,7 @@ from .cli import (
     opened,
     print_json,
     printable,
-    refresh_search,
+    refresh_derived,
 )
 from .errors import UserError
 from .harvest.revalidate import DEFAULT_DAYS as REVALIDATE_DAYS
@@ -358,7 +358,7 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
         else:
             report = asyncio.run(run.run(list(source_ids) or None, seconds))
         elapsed = time.monotonic() - started
-        refresh_search(corpus)
+        refresh_derived(corpus)
     if report.hosts:
         console.print(_hosts_table(run, limit=50))
     console.print(

@@ -157,7 +157,8 @@ def _move(m: _Member, target: int, moves: list[dict], left: dict[int, int]) -> N
 def _new_norm(conn: Connection, m: _Member, key: NormKey | None, now: datetime) -> int:
     return conn.execute(insert(norm).returning(norm.c.id), {
         "jurisdiction_code": m.jurisdiction_code, "key": str(key) if key else None,
-        "family": m.identity.family, "number": m.identity.number, "year": m.identity.year,
+        "family": m.identity.family, "number_key": m.identity.number,
+        "number": m.identity.number, "year": m.identity.year,
         "provenance": "{}", "records": 0, "first_seen_at": m.first_seen_at,
         "changed_at": now}).scalar_one()
 
@@ -227,12 +228,14 @@ def _resolve(conn: Connection, norm_ids: list[int], now: datetime) -> None:
         values["jurisdiction_code"] = members[0]["jurisdiction_code"]
         if old.key is None:  # a lone record's norm: its identity is the record's
             first = members[0]
-            values["family"] = identify(
+            lone = identify(
                 first["jurisdiction_code"], type_normalized=first["type_normalized"],
                 type_raw=first["type_raw"], number=first["number"], year=first["year"],
-                signed=first["date"], text_family=first["heading_family"]).family
+                signed=first["date"], text_family=first["heading_family"])
+            values["family"], values["number_key"] = lone.family, lone.number
         else:
-            values["family"] = NormKey.parse(old.key).family
+            key = NormKey.parse(old.key)
+            values["family"], values["number_key"] = key.family, key.number
         if any(getattr(old, k) != v for k, v in values.items()):
             values["changed_at"] = now
             updates.append({"b_id": norm_id, **values})

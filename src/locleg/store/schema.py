@@ -67,6 +67,7 @@ norm = Table(
     # a generic type), which then stands alone
     Column("key", Text),
     Column("family", String(64)),  # LexML type family: lei, lei.complementar, decreto...
+    Column("number_key", String(32)),  # its number in canonical form: "2.199" -> 2199
     Column("type_raw", Text),  # the fields shown, each from the record that wins it
     Column("type_normalized", String(64)),
     Column("number", String(32)),
@@ -93,6 +94,7 @@ norm = Table(
 )
 Index("ix_norm_jurisdiction_date", norm.c.jurisdiction_code, norm.c.date, norm.c.id)
 Index("ix_norm_status", norm.c.status)
+Index("ix_norm_number", norm.c.number_key, norm.c.family, norm.c.year)
 
 # A source's row for a norm (a SAPL normajuridica, a manifest row, a folder file): what that
 # source says, with its provenance. Several records can be one norm.

@@ -29,6 +29,8 @@ def upgrade() -> None:
     op.add_column("norm", sa.Column("cited_by", sa.Integer, nullable=False, server_default="0"))
     op.add_column("norm", sa.Column("enriched_at", sa.DateTime(timezone=True)))
     op.create_index("ix_norm_status", "norm", ["status"])
+    op.add_column("norm", sa.Column("number_key", sa.String(32)))
+    op.create_index("ix_norm_number", "norm", ["number_key", "family", "year"])
     op.add_column("record", sa.Column("heading_disagreement", sa.Text))
     op.create_table(
         "citation",
@@ -147,6 +149,7 @@ def downgrade() -> None:
         op.drop_index(index, table_name="citation")
     op.drop_table("citation")
     op.drop_column("record", "heading_disagreement")
+    op.drop_index("ix_norm_number", table_name="norm")
     op.drop_index("ix_norm_status", table_name="norm")
-    for column in ("enriched_at", "cited_by", "status_evidence", "status"):
+    for column in ("number_key", "enriched_at", "cited_by", "status_evidence", "status"):
         op.drop_column("norm", column)
