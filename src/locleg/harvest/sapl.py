@@ -33,7 +33,7 @@ from ..enrich.types import normalize_type
 from ..errors import UserError
 from ..store import utcnow
 from ..store.harvest_schema import sapl_norm, sapl_relation
-from ..store.schema import document, record
+from ..store.schema import document, enrich_queue, record
 from . import frontier, rows
 from .jsonread import iter_json_array, loads
 from .net import (
@@ -814,8 +814,11 @@ def _write_relations(conn: Connection, h: Harvest, ctx: SourceContext, req: fron
     now = utcnow()
     record_ids = _record_ids(conn, ctx.id)
     vtypes = ctx.state.get("vtypes", {})
-    existing = set(conn.scalars(select(sapl_relation.c.native_id)
-                                .where(sapl_relation.c.source_id == ctx.id)))
+    known = {r.native_id: r for r in conn.execute(
+        select(sapl_relation.c.native_id, sapl_relation.c.tipo_sigla, sapl_relation.c.record_id,
+               sapl_relation.c.related_record_id, sapl_relation.c.removed_at)
+        .where(sapl_relation.c.source_id == ctx.id))}
+    existing = set(known)
     values, skipped = {}, 0
     for r in found:
         own = rows.native_id(r.get("id"))
@@ -848,6 +851,23 @@ def _write_relations(conn: Connection, h: Harvest, ctx: SourceContext, req: fron
         conn.execute(update(sapl_relation).where(
             sapl_relation.c.source_id == ctx.id, sapl_relation.c.native_id.in_(list(gone)),
             sapl_relation.c.removed_at.is_(None)).values(removed_at=now))
+    else:
+        gone = set()
+    # A vínculo that came, went or changed changes the legal status of both its norms.
+    touched = set()
+    for k, v in values.items():
+        old_row = known.get(k)
+        if old_row is None or (old_row.tipo_sigla, old_row.record_id, old_row.related_record_id,
+                               old_row.removed_at) != (v["tipo_sigla"], v["record_id"],
+                                                       v["related_record_id"], None):
+            touched |= {v["record_id"], v["related_record_id"]}
+    for k in gone:
+        touched |= {known[k].record_id, known[k].related_record_id}
+    touched.discard(None)
+    if touched:
+        norms_of = set(conn.scalars(select(record.c.norm_id).where(
+            record.c.id.in_(touched), record.c.norm_id.is_not(None))))
+        conn.execute(enrich_queue.insert(), [{"norm_id": n} for n in sorted(norms_of)])
     frontier.complete(conn, [req.id])
     return skipped
 
