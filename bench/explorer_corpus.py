@@ -102,8 +102,31 @@ def _noisy(word: str, rng: random.Random) -> str:
     return rng.choice(("EEB", "Ú)", "|", "Ss", "tm os", "À", "v V"))
 
 
+_MONTHS = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto",
+           "setembro", "outubro", "novembro", "dezembro")
+
+
+def _opening(rng: random.Random, type_raw: str, number: int, signed: str) -> list[str]:
+    """What a law's first page says before its body: its heading, the preamble's citations
+    (the Lei Orgânica, a federal law), and, for some, the norm it regulates or revokes."""
+    year, month, day = (int(x) for x in signed.split("-"))
+    dotted = f"{number:,}".replace(",", ".")
+    lines = [f"{type_raw.upper()} Nº {dotted}, DE {day} DE {_MONTHS[month - 1].upper()} DE {year}",
+             "O PREFEITO MUNICIPAL, no uso de suas atribuições legais, com fundamento no art. "
+             f"{rng.randint(10, 90)}, inciso {rng.choice('IVX')}, da Lei Orgânica do Município "
+             f"e na Lei Federal nº {rng.choice(('8.666', '12.009', '4.320', '13.019'))}, de "
+             f"{rng.randint(1, 28)} de {rng.choice(_MONTHS)} de {rng.randint(1964, 2014)}:"]
+    if number > 1 and rng.random() < 0.4:
+        lines.append(f"Art. 1º Fica revogada a Lei nº {rng.randint(1, number - 1)}, de "
+                     f"{rng.randint(1, 28)} de {rng.choice(_MONTHS)} de "
+                     f"{rng.randint(1950, year)}.")
+    if type_raw == "Decreto" and rng.random() < 0.5:
+        lines.append(f"Regulamenta a Lei nº {rng.randint(1, 3000)}/{rng.randint(1950, year)}.")
+    return lines
+
+
 def _text(rng: random.Random, vocab: list[str], cw: list[float], n_words: int,
-          noisy: bool) -> list[str]:
+          noisy: bool, opening: list[str] | None = None) -> list[str]:
     """Pages of text: articles, line breaks, and, when noisy, OCR-like damage."""
     picked = rng.choices(vocab, cum_weights=cw, k=n_words)
     if noisy:
@@ -124,6 +147,8 @@ def _text(rng: random.Random, vocab: list[str], cw: list[float], n_words: int,
                 article += 1
             lines.append(line)
         pages.append("\n".join(lines))
+    if opening:
+        pages[0] = "\n".join(opening) + "\n" + pages[0]
     return pages
 
 
@@ -169,7 +194,7 @@ def build(n_norms: int, folder: Path, seed: int = 1) -> Path:
     counters: dict[int, int] = {}
     batch = 10_000
     for start in range(0, n_norms, batch):
-        norms, docs, versions, extractions, pages = [], [], [], [], []
+        records, norms, docs, versions, extractions, pages = [], [], [], [], [], []
         for norm_id in range(start + 1, min(start + batch, n_norms) + 1):
             code = rng.choices(chosen, cum_weights=jcw)[0]
             counters[code] = counters.get(code, 0) + 1
@@ -180,8 +205,15 @@ def build(n_norms: int, folder: Path, seed: int = 1) -> Path:
             ementa = "Dispõe sobre " + " ".join(ementa_words) + " e dá outras providências."
             noisy = rng.random() < 0.30
             failed = rng.random() < 0.02
-            norms.append((norm_id, source_of[code], code, str(norm_id), type_raw, type_norm,
-                          str(counters[code]), year, signed, ementa, STAMP, STAMP, STAMP))
+            # One record per norm, with the norm's own id, as migration 0006 leaves a corpus.
+            records.append((norm_id, source_of[code], code, str(norm_id), norm_id, type_raw,
+                            type_norm, str(counters[code]), year, signed, ementa, STAMP,
+                            STAMP, STAMP))
+            key = f"{code}|{type_norm}|{counters[code]}|{year}" if type_norm != "outro" \
+                else None
+            norms.append((norm_id, code, key, type_norm, str(counters[code]), type_raw,
+                          type_norm, str(counters[code]), year, signed, ementa,
+                          json.dumps({"ementa": {"record": norm_id}}), STAMP, STAMP))
             sha = hashlib.sha256(str(norm_id).encode()).hexdigest()
             docs.append((norm_id, norm_id, "texto_integral",
                          f"https://sapl.{code}.example/{norm_id}.pdf", norm_id, STAMP))
@@ -191,7 +223,8 @@ def build(n_norms: int, folder: Path, seed: int = 1) -> Path:
                 extractions.append((norm_id, "failed", None, "pdfium", None, 0, 0,
                                     "the PDF is damaged", STAMP))
                 continue
-            texts = _text(rng, vocab, cw, _length(rng), noisy)
+            texts = _text(rng, vocab, cw, _length(rng), noisy,
+                          _opening(rng, type_raw, counters[code], signed))
             method = "ocr" if noisy else "text"
             confidence = round(rng.uniform(0.55, 0.97), 3) if noisy else None
             extractions.append((norm_id, "extracted", method,
@@ -199,11 +232,17 @@ def build(n_norms: int, folder: Path, seed: int = 1) -> Path:
                                 sum(len(t) for t in texts), None, STAMP))
             pages += [(norm_id, k, method, confidence, t) for k, t in enumerate(texts, 1)]
         db.executemany(
-            "INSERT INTO norm (id, source_id, jurisdiction_code, native_id, type_raw, "
-            "type_normalized, number, year, date, ementa, first_seen_at, last_seen_at, "
-            "changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", norms)
+            "INSERT INTO norm (id, jurisdiction_code, key, family, number_key, type_raw, "
+            "type_normalized, number, year, date, ementa, provenance, records, "
+            "first_seen_at, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            norms)
         db.executemany(
-            "INSERT INTO document (id, norm_id, role, url, current_version_id, created_at) "
+            "INSERT INTO record (id, source_id, jurisdiction_code, native_id, norm_id, "
+            "type_raw, type_normalized, number, year, date, ementa, first_seen_at, "
+            "last_seen_at, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            records)
+        db.executemany(
+            "INSERT INTO document (id, record_id, role, url, current_version_id, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?)", docs)
         db.executemany(
             "INSERT INTO version (id, document_id, sha256, size, media_type, fetched_at, "
@@ -218,6 +257,7 @@ def build(n_norms: int, folder: Path, seed: int = 1) -> Path:
         print(f"  {min(start + batch, n_norms):,} norms written "
               f"({time.monotonic() - started:,.0f} s)", flush=True)
     db.execute("DELETE FROM search_queue")
+    db.execute("DELETE FROM enrich_queue")  # the enrichment bench queues what it measures
     db.commit()
     db.close()
     loaded = time.monotonic() - started

@@ -11,6 +11,7 @@ the reason, on the quality page.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date
 
@@ -19,6 +20,9 @@ from .types import OTHER, normalize_type
 
 # A year outside this range is a typo or an OCR misreading, never a key.
 FIRST_YEAR, LAST_YEAR = 1800, 2100
+# "2199/2011", "2.199-2011", "45/13": dumps often write the year into the number.
+_NUMBER_YEAR = re.compile(
+    r"^(?P<number>.*?\d(?:-?[a-zA-Z])?)\s*[/-]\s*(?P<year>\d{4}|\d{2})$")
 
 
 @dataclass(frozen=True)
@@ -67,9 +71,10 @@ def identify(jurisdiction_code: int, *, type_normalized: str | None, type_raw: s
     family_from = "metadata" if family and family != OTHER else None
     if (family is None or family == OTHER) and text_family and text_family != OTHER:
         family, family_from = text_family, "text"
-    canonical = canonical_number(number)
     if year is None and signed is not None:
         year = signed.year
+    number, year = split_number_year(number, year)
+    canonical = canonical_number(number)
     if year is not None and not FIRST_YEAR <= year <= LAST_YEAR:
         return Identity(family, canonical, year, None, f"implausible year {year}", family_from)
     reason = None
@@ -85,3 +90,24 @@ def identify(jurisdiction_code: int, *, type_normalized: str | None, type_raw: s
         return Identity(family, canonical, year, None, reason, family_from)
     return Identity(family, canonical, year, NormKey(jurisdiction_code, family, canonical, year),
                     None, family_from)
+
+
+def split_number_year(number: str | None, year: int | None) -> tuple[str | None, int | None]:
+    """'2199/2011' -> ('2199', 2011); the year kept only when it agrees with the one given.
+
+    A two-digit year reads as 19xx or 20xx, whichever is not after the record's own year
+    (or after this year when it has none).
+    """
+    if not number:
+        return number, year
+    match = _NUMBER_YEAR.match(number.strip())
+    if not match:
+        return number, year
+    written = int(match["year"])
+    if len(match["year"]) == 2:
+        latest = year or date.today().year
+        century = latest // 100 * 100
+        written += century if century + written <= latest else century - 100
+    if year is not None and written != year:
+        return number, year  # "12/2011" with year 2013: not a year suffix, leave it be
+    return match["number"], written

@@ -219,8 +219,6 @@ def _resolve(conn: Connection, norm_ids: list[int], now: datetime) -> None:
             continue
         values = _shown(members)
         place = places[members[0]["jurisdiction_code"]]
-        values["urn"] = norm_urn(place.lexml_label, place.level, values["type_normalized"],
-                                 values["date"], values["number"]) if old.key else None
         values["records"] = len(members)
         values["first_seen_at"] = min(m["first_seen_at"] for m in members)
         removed = [m["removed_at"] for m in members]
@@ -236,6 +234,11 @@ def _resolve(conn: Connection, norm_ids: list[int], now: datetime) -> None:
         else:
             key = NormKey.parse(old.key)
             values["family"], values["number_key"] = key.family, key.number
+        if values["type_normalized"] in (None, "outro") and values["family"] not in (None,
+                                                                                "outro"):
+            values["type_normalized"] = values["family"]  # what its key (or text) says
+        values["urn"] = norm_urn(place.lexml_label, place.level, values["type_normalized"],
+                                 values["date"], values["number"]) if old.key else None
         if any(getattr(old, k) != v for k, v in values.items()):
             values["changed_at"] = now
             updates.append({"b_id": norm_id, **values})

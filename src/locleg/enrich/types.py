@@ -10,14 +10,16 @@ OTHER = "outro"
 
 # Checked in order after folding: the longest, most specific names come first.
 _SYNONYMS: list[tuple[str, str]] = [
-    (r"^emenda (a |da )?(lei organica|lom)\b", "emenda.lei.organica"),
+    (r"^(emenda (a |da )?(lei organica|lom)|elom|elo)\b", "emenda.lei.organica"),
     (r"^(lei organica|lom)\b", "lei.organica"),
-    (r"^(lei complementar|lc)\b", "lei.complementar"),
+    # "Lei Compl." and "L.C." before "lei": a complementary law read as an ordinary one would
+    # merge LC 45 with Lei 45.
+    (r"^(lei complementar|lei compl|lc|l c)\b", "lei.complementar"),
     (r"^(lei delegada)\b", "lei.delegada"),
-    (r"^decreto[- ]lei\b", "decreto.lei"),
-    (r"^(decreto legislativo|dl)\b", "decreto.legislativo"),
+    (r"^(decreto|dec)[- ]?lei\b", "decreto.lei"),
+    (r"^(decreto legislativo|dec leg|dl)\b", "decreto.legislativo"),
     (r"^(lei ordinaria|lei|lo)\b", "lei"),
-    (r"^(decreto executivo|decreto)\b", "decreto"),
+    (r"^(decreto executivo|decreto|dec)\b", "decreto"),
     (r"^(resolucao|res)\b", "resolucao"),
     (r"^(instrucao normativa|in)\b", "instrucao.normativa"),
     (r"^portaria\b", "portaria"),
@@ -27,7 +29,7 @@ _SYNONYMS: list[tuple[str, str]] = [
     (r"^deliberacao\b", "deliberacao"),
 ]
 _COMPILED = [(re.compile(p), t) for p, t in _SYNONYMS]
-_NOISE = re.compile(r"\b(municipal|estadual|distrital|federal|n[ºo°]?\.?)\b|[º°.,;:]")
+_NOISE = re.compile(r"\b(municipal|estadual|distrital|federal|n[ºo°]?\.?)\b|[º°.,;:-]")
 
 
 def normalize_type(raw: str | None) -> str | None:
