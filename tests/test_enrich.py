@@ -7,6 +7,7 @@ Built through the store API and the real enrichment runner, on both backends.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -416,3 +417,65 @@ def test_same_norm_matching_on_the_labelled_pairs(corpus):
     precision, recall, true_pairs, labelled = scores(found, load_into(corpus, found))
     assert labelled >= 300 and true_pairs >= 100
     assert precision >= 0.99 and recall >= 0.97, (precision, recall)
+
+
+def test_a_misread_heading_is_read_again_from_the_scan(built):
+    """The pipeline end to end: a damaged 200-dpi scan whose heading the page's OCR misreads
+    (5.054 for 5.064) is read again from the original at 400 dpi, and agrees."""
+    from locleg.enrich.heading_cases import Print, scanned_first_page
+    from locleg.extract import extract
+    from locleg.samples import image_pdf
+    from tests.test_enrich_heading import SMALL_HEADING_PAGE
+
+    page = scanned_first_page(SMALL_HEADING_PAGE.format(number="5.064"), 200,
+                              Print(ink=86, dropout=0.3, blur=1.19, jpeg=10, rotate=0.9),
+                              seed=182, size_pt=7)
+    pdf = image_pdf([page])
+    result = extract(pdf)
+    built.source("sapl", "sapl")
+    record_id = built.record("law", "sapl", "1", "Lei", "5064", 2014, date(2014, 4, 2))
+    store = built.c.store
+    blob = built.c.blobs.put(pdf)
+    with store.transaction() as conn:
+        docs = store.ensure_documents(conn, [{"record_id": record_id, "url": "https://x/l.pdf",
+                                              "role": "texto_integral"}])
+        [version_id] = store.add_versions(conn, [{
+            "document_id": docs[(record_id, "https://x/l.pdf")]["id"], "sha256": blob.sha256,
+            "size": blob.size, "media_type": "application/pdf", "fetched_at": utcnow(),
+            "origin": "https://x/l.pdf"}])
+    store.save_extraction(version_id, {"status": "extracted", "method": "ocr", "pages": 1,
+                                       "chars": 1},
+                          [{"number": 1, "method": "ocr", "text": result.pages[0].text}])
+    assert "5.054" in result.pages[0].text or "5054" in result.pages[0].text
+    report = enrich(built.c)
+    assert report.rereads == 1 and report.disagreements == 0
+    with store.engine.connect() as conn:
+        row = conn.execute(select(record.c.heading_number, record.c.heading_disagreement)
+                           .where(record.c.id == record_id)).one()
+    assert tuple(row) == ("5064", None)
+
+
+def test_precedence_is_set_from_the_command_line(tmp_path):
+    from locleg.corpus import init_corpus, open_corpus
+    from tests.conftest import run_cli
+
+    corpus = init_corpus(tmp_path / "c")
+    built = Corpus(corpus)
+    built.source("dump", "folder")
+    built.source("sapl", "sapl")
+    built.record("sapl", "sapl", "1", "Lei Ordinária", "10", 2020, None, "A câmara diz")
+    built.record("dump", "dump", "d", "Lei", "10", 2020, None, "O dump diz")
+    assert built.norm_of("sapl")["ementa"] == "A câmara diz"
+    corpus.close()
+    run_cli("sources", "set", str(built.sources["dump"]), "--precedence", "90",
+            corpus=tmp_path / "c", check=True)
+    bad = run_cli("sources", "set", str(built.sources["dump"]), "--precedence", "900",
+                  corpus=tmp_path / "c")
+    assert bad.returncode == 2 and "--precedence" in bad.stderr
+    corpus = open_corpus(tmp_path / "c")
+    try:
+        assert Corpus(corpus, records=built.records).norm_of("sapl")["ementa"] == "O dump diz"
+        status = run_cli("status", corpus=tmp_path / "c", check=True).stdout
+        assert re.search(r"norms\s+1\b", status) and re.search(r"records\s+2\b", status)
+    finally:
+        corpus.close()

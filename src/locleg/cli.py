@@ -241,6 +241,9 @@ def status(by: str | None, as_json: bool, corpus_dir: Path | None) -> None:
     summary.add_row("norms", f"{counts['norms']:,}"
                     + (f"  ({counts['removed']:,} removed at their source)" if counts["removed"]
                        else ""))
+    summary.add_row("records", f"{counts['records']:,}  (the norms as each source gives them"
+                    + (f"; {counts['unmatched']:,} stand alone, unmatched)"
+                       if counts["unmatched"] else ")"))
     summary.add_row("documents", f"{counts['documents']:,}  ({counts['fetched']:,} fetched)")
     summary.add_row("versions", f"{counts['versions']:,}  "
                     f"({counts['originals_bytes'] / 1e6:,.1f} MB of originals)")

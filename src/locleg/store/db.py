@@ -499,6 +499,8 @@ class Store:
         with self.engine.connect() as conn:
             totals = self._stage_counts(conn, False)
             totals["records"] = conn.scalar(select(func.count()).select_from(record))
+            totals["unmatched"] = conn.scalar(select(func.count()).select_from(record)
+                                              .where(record.c.unmatched.is_not(None)))
             totals["versions"] = conn.scalar(select(func.count()).select_from(version))
             totals["sources"] = conn.scalar(select(func.count()).select_from(source))
             totals["jurisdictions"] = conn.scalar(select(func.count()).select_from(jurisdiction))
