@@ -72,19 +72,21 @@ class _Member:
     jurisdiction_code: int
     first_seen_at: datetime
     changed_at: datetime
+    unmatched: str | None
 
 
 def _members(conn: Connection, record_ids: Sequence[int]) -> list[_Member]:
     rows = conn.execute(
         select(record.c.id, record.c.norm_id, record.c.jurisdiction_code, record.c.type_raw,
                record.c.type_normalized, record.c.number, record.c.year, record.c.date,
-               record.c.heading_family, record.c.first_seen_at, record.c.changed_at)
+               record.c.heading_family, record.c.first_seen_at, record.c.changed_at,
+               record.c.unmatched)
         .where(record.c.id.in_(record_ids))
     ).all()
     return [_Member(r.id, r.norm_id, identify(
         r.jurisdiction_code, type_normalized=r.type_normalized, type_raw=r.type_raw,
         number=r.number, year=r.year, signed=r.date, text_family=r.heading_family),
-        r.jurisdiction_code, r.first_seen_at, r.changed_at) for r in rows]
+        r.jurisdiction_code, r.first_seen_at, r.changed_at, r.unmatched) for r in rows]
 
 
 def _attach(conn: Connection, record_ids: Sequence[int], now: datetime) -> set[int]:
@@ -123,7 +125,8 @@ def _attach(conn: Connection, record_ids: Sequence[int], now: datetime) -> set[i
                 else _new_norm(conn, m, None, now)
             _move(m, target, moves, left)
             touched.add(target)
-        unmatched.append({"b_id": m.id, "b_unmatched": m.identity.unmatched})
+        if m.unmatched != m.identity.unmatched:
+            unmatched.append({"b_id": m.id, "b_unmatched": m.identity.unmatched})
     for key, group in by_key.items():
         target = holders.get(key)
         if target is None:

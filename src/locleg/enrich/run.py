@@ -215,9 +215,12 @@ def _write(conn: Connection, reading: _Reading, report: EnrichReport) -> None:
             heading_number=bindparam("b_number"), heading_year=bindparam("b_year"),
             heading_date=bindparam("b_date"),
             heading_disagreement=bindparam("b_disagreement")), reading.headings)
-        before = dict(conn.execute(select(record.c.id, record.c.norm_id).where(
-            record.c.id.in_([h["b_id"] for h in reading.headings]))).all())
-        # A generic record ("Legislação Municipal") typed by its heading may now join a norm.
+    # Every record of these norms is matched again: a generic record ("Legislação Municipal")
+    # typed by its heading may now join a norm, and a corpus made before norms had identity
+    # merges here (its records are queued by migration 0007). Cheap when nothing moves.
+    before = dict(conn.execute(select(record.c.id, record.c.norm_id).where(
+        record.c.norm_id.in_([n.id for n in reading.live]))).all())
+    if before:
         affected |= records_changed(conn, list(before), now)
         after = dict(conn.execute(select(record.c.id, record.c.norm_id).where(
             record.c.id.in_(list(before)))).all())
