@@ -217,7 +217,8 @@ DECREE_200_TEXT = ("DECRETO Nº 200/2015\nDispõe sobre o horário do comércio.
                    "art. 2º do Decreto nº 100, de 1º de março de 2012.\nArt. 3º Este Decreto "
                    "entra em vigor na data de sua publicação.")
 DECREE_201_TEXT = ("DECRETO Nº 201/2015\nDispõe sobre o horário das feiras livres.\nArt. 1º "
-                   "Fica revogado o Decreto nº 200, de 2 de março de 2015.\nArt. 2º Este "
+                   "Fica revogado o Decreto nº 200, de 2 de março de 2015.\nArt. 2º Fica "
+                   "revogado o Decreto nº 201, de 10 de março de 2015.\nArt. 3º Este "
                    "Decreto entra em vigor na data de sua publicação.")
 SEED_FOLDER_TEXT = ("LEI Nº 2.199, DE 27 DE JUNHO DE 2011\nDispõe sobre o serviço de transporte "
                     "individual de passageiros no âmbito do Município de Juazeiro.")
@@ -233,7 +234,8 @@ def add_legal_life(ec: ExplorerCorpus) -> None:
       the two records disagree on the type label and the date;
     - seed 000 revokes Lei 1.996/2008 (by its text, Art. 31, and by SAPL's vínculo), cites
       federal Lei 12.009/2009 and the LRF; Lei 1.169/2014 alters seed 000;
-    - decrees 200 and 201/2015 revoke each other, and 200 revokes art. 2 of decree 100;
+    - decrees 200 and 201/2015 revoke each other, 200 revokes art. 2 of decree 100, and
+      201 "revokes" itself (a slip of the text: flagged, no evidence of its status);
     - a resolução "s/n" stands alone, unmatched.
     """
     from locleg.enrich.run import enrich

@@ -430,24 +430,24 @@ def _pull(site, path: str) -> list[dict]:
 
 def test_the_citation_graph_as_data(site, monkeypatch):
     edges = _pull(site, "/citations.json")
-    assert len(edges) == 10 and [e["id"] for e in edges] == sorted(e["id"] for e in edges)
+    assert len(edges) == 11 and [e["id"] for e in edges] == sorted(e["id"] for e in edges)
     pairs = {(e["from"]["norm_id"], e["to"] and e["to"]["norm_id"], e["kind"]) for e in edges}
     n = site.norms
     assert {(n["seed"], n["revoked"], "revokes"), (n["altering"], n["seed"], "alters"),
             (n["decree200"], n["decree201"], "revokes"), (n["decree201"], n["decree200"],
                                                           "revokes"),
-            (n["decree200"], n["decree"], "revokes_in_part"), (n["seed"], None, "cites")
-            } == pairs
+            (n["decree200"], n["decree"], "revokes_in_part"), (n["seed"], None, "cites"),
+            (n["decree201"], n["decree201"], "revokes")} == pairs  # a slip: it names itself
     federal = next(e for e in edges if e["urn"] == "urn:lex:br:federal:lei:2009-07-29;12009")
     assert federal["to"] is None and federal["sphere"] == "federal"
     assert federal["lexml_url"].endswith("urn:lex:br:federal:lei:2009-07-29;12009")
     # Small pages: every edge once, in order.
     assert [e["id"] for e in _pull(site, "/citations.json?limit=3")] == [e["id"] for e in edges]
     # Filters.
-    assert len(_pull(site, f"/citations.json?j={JUAZEIRO}")) == 10
+    assert len(_pull(site, f"/citations.json?j={JUAZEIRO}")) == 11
     assert _pull(site, "/citations.json?j=2611101") == []
     assert {e["kind"] for e in _pull(site, "/citations.json?kind=revokes")} == {"revokes"}
-    assert len(_pull(site, "/citations.json?kind=revokes")) == 3
+    assert len(_pull(site, "/citations.json?kind=revokes")) == 4
     assert len(_pull(site, "/citations.json?resolved=no")) == 4
     assert all(e["to"] for e in _pull(site, "/citations.json?resolved=yes"))
     to_seed = get_json(site, f"/citations.json?to={n['seed']}")
@@ -465,6 +465,23 @@ def test_the_citation_graph_as_data(site, monkeypatch):
     html = get_html(site, f"/citations?to={n['seed']}")
     assert "Citations between norms" in html and "<b>2</b> citations." in html
     assert f'<a href="/norm/{n["altering"]}">Lei nº 1169/2014</a>' in html
+
+
+def test_a_norm_that_names_itself_is_not_cited_by_itself(site):
+    page = get_json(site, f"/norm/{site.norms['decree201']}.json")
+    mine = [g for g in page["citations"]["groups"] if g["norm"]["id"] == site.norms["decree201"]]
+    [slip] = [c for g in mine for c in g["citations"]]
+    assert (slip["kind"], slip["article"], slip["flags"]) == ("revokes", "Art. 2",
+                                                            ["targets_itself"])
+    cited = page["cited_by"]
+    assert (cited["total"], cited["norms"]) == (1, 1)
+    assert [g["norm"]["id"] for g in cited["groups"]] == [site.norms["decree200"]]
+    # Its status comes from decree 200 alone, never from its own slip.
+    assert [e["by_norm"]["id"] for e in page["norm"]["status_evidence"]] == [
+        site.norms["decree200"]]
+    assert "targets itself" in get_html(site, f"/norm/{site.norms['decree201']}")
+    # The graph keeps the edge as the text wrote it.
+    assert get_json(site, f"/citations.json?to={site.norms['decree201']}")["total"] == 2
 
 
 def web_citations_module():

@@ -209,7 +209,13 @@ def outgoing(conn: Connection, norm_id: int) -> dict:
 def incoming(conn: Connection, norm_id: int, citing_norms: int) -> dict:
     """The citations of other norms that name this one, grouped by the citing norm."""
     where = (citation.c.target_norm_id == norm_id, citation.c.norm_id != norm_id)
-    total = conn.scalar(select(func.count()).select_from(citation).where(*where)) or 0
+    # Counted from the index alone (a norm may be cited thousands of times), less the few
+    # citations of itself found through its own citations (`+ 0`: not the target's index).
+    total = (conn.scalar(select(func.count()).select_from(citation)
+                         .where(citation.c.target_norm_id == norm_id)) or 0) - (
+        conn.scalar(select(func.count()).select_from(citation)
+                    .where(citation.c.norm_id == norm_id,
+                           citation.c.target_norm_id + 0 == norm_id)) or 0)
     rows = conn.execute(
         select(citation).where(*where).order_by(citation.c.id).limit(CITED_BY_SHOWN)
     ).all() if total else []
@@ -284,10 +290,10 @@ def citations_page(store: Store, filters: dict, after_text: str | None) -> dict:
             where.append(citing.c.jurisdiction_code + 0 == filters["j"])
         total = window_end = None
         if "from" in filters or "to" in filters:
-            total = conn.scalar(
-                select(func.count()).select_from(citation)
-                .join(citing, citing.c.id == citation.c.norm_id)
-                .where(*where[1:])) or 0
+            counted = select(func.count()).select_from(citation)
+            if "j" in filters:
+                counted = counted.join(citing, citing.c.id == citation.c.norm_id)
+            total = conn.scalar(counted.where(*where[1:])) or 0
         else:
             first = conn.scalar(select(func.min(citation.c.id)).where(citation.c.id > after))
             window_end = (first or after) + SCAN_WINDOW - 1
