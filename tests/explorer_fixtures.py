@@ -212,9 +212,11 @@ ALTERS_SENTENCE = ("O art. 10 da Lei nº 2.199, de 27 de junho de 2011, passa a 
                    "seguinte redação:")
 # Two decrees that revoke each other (a cycle the quality page reports); one of them also
 # revokes an article of decree 100.
+XSS_CITATION = "<img src=x onerror=alert('cita')>"
 DECREE_200_TEXT = ("DECRETO Nº 200/2015\nDispõe sobre o horário do comércio.\nArt. 1º Fica "
                    "revogado o Decreto nº 201, de 10 de março de 2015.\nArt. 2º Fica revogado o "
-                   "art. 2º do Decreto nº 100, de 1º de março de 2012.\nArt. 3º Este Decreto "
+                   "art. 2º do Decreto nº 100, de 1º de março de 2012.\nArt. 3º Fica revogada a "
+                   f"Lei nº 2.301, de 2 de junho de 2012 {XSS_CITATION}.\nArt. 4º Este Decreto "
                    "entra em vigor na data de sua publicação.")
 DECREE_201_TEXT = ("DECRETO Nº 201/2015\nDispõe sobre o horário das feiras livres.\nArt. 1º "
                    "Fica revogado o Decreto nº 200, de 2 de março de 2015.\nArt. 2º Fica "
@@ -234,7 +236,8 @@ def add_legal_life(ec: ExplorerCorpus) -> None:
       the two records disagree on the type label and the date;
     - seed 000 revokes Lei 1.996/2008 (by its text, Art. 31, and by SAPL's vínculo), cites
       federal Lei 12.009/2009 and the LRF; Lei 1.169/2014 alters seed 000;
-    - decrees 200 and 201/2015 revoke each other, 200 revokes art. 2 of decree 100, and
+    - decrees 200 and 201/2015 revoke each other, 200 revokes art. 2 of decree 100 and, in a
+      sentence that carries markup, Lei 2.301/2012; and
       201 "revokes" itself (a slip of the text: flagged, no evidence of its status);
     - a resolução "s/n" stands alone, unmatched.
     """

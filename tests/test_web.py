@@ -36,6 +36,7 @@ from tests.explorer_fixtures import (
     SEED_PDF,
     SEED_URL,
     SEED_URN,
+    XSS_CITATION,
     XSS_DOCUMENT_URL,
     XSS_EMENTA,
     XSS_HTML,
@@ -430,13 +431,14 @@ def _pull(site, path: str) -> list[dict]:
 
 def test_the_citation_graph_as_data(site, monkeypatch):
     edges = _pull(site, "/citations.json")
-    assert len(edges) == 11 and [e["id"] for e in edges] == sorted(e["id"] for e in edges)
+    assert len(edges) == 12 and [e["id"] for e in edges] == sorted(e["id"] for e in edges)
     pairs = {(e["from"]["norm_id"], e["to"] and e["to"]["norm_id"], e["kind"]) for e in edges}
     n = site.norms
     assert {(n["seed"], n["revoked"], "revokes"), (n["altering"], n["seed"], "alters"),
             (n["decree200"], n["decree201"], "revokes"), (n["decree201"], n["decree200"],
                                                           "revokes"),
             (n["decree200"], n["decree"], "revokes_in_part"), (n["seed"], None, "cites"),
+            (n["decree200"], n["bare"], "revokes"),
             (n["decree201"], n["decree201"], "revokes")} == pairs  # a slip: it names itself
     federal = next(e for e in edges if e["urn"] == "urn:lex:br:federal:lei:2009-07-29;12009")
     assert federal["to"] is None and federal["sphere"] == "federal"
@@ -444,10 +446,10 @@ def test_the_citation_graph_as_data(site, monkeypatch):
     # Small pages: every edge once, in order.
     assert [e["id"] for e in _pull(site, "/citations.json?limit=3")] == [e["id"] for e in edges]
     # Filters.
-    assert len(_pull(site, f"/citations.json?j={JUAZEIRO}")) == 11
+    assert len(_pull(site, f"/citations.json?j={JUAZEIRO}")) == 12
     assert _pull(site, "/citations.json?j=2611101") == []
     assert {e["kind"] for e in _pull(site, "/citations.json?kind=revokes")} == {"revokes"}
-    assert len(_pull(site, "/citations.json?kind=revokes")) == 4
+    assert len(_pull(site, "/citations.json?kind=revokes")) == 5
     assert len(_pull(site, "/citations.json?resolved=no")) == 4
     assert all(e["to"] for e in _pull(site, "/citations.json?resolved=yes"))
     to_seed = get_json(site, f"/citations.json?to={n['seed']}")
@@ -557,20 +559,21 @@ def test_jurisdiction_listing_filters_by_legal_status(site, monkeypatch):
     assert all(n["status"] in web_data.LEGAL_STATUSES for n in page["norms"])
     status = {i["value"]: i for i in page["facets"]["status"]}
     assert {v: i["count"] for v, i in status.items()} == {
-        "revoked": 3, "revoked_in_part": 1, "altered": 1, "none_known": 5}
+        "revoked": 4, "revoked_in_part": 1, "altered": 1, "none_known": 4}
     assert status["none_known"]["label"] == "no revocation known"
     assert status["revoked"]["toggle_url"] == f"/jurisdiction/{JUAZEIRO}?status=revoked"
     revoked = get_json(site, base + "?status=revoked")
     n = site.norms
-    assert [x["id"] for x in revoked["norms"]] == [n["decree201"], n["decree200"], n["revoked"]]
+    assert [x["id"] for x in revoked["norms"]] == [n["decree201"], n["decree200"], n["bare"],
+                                                   n["revoked"]]
     assert revoked["filters"] == {"status": "revoked"}
     [chosen] = revoked["facets"]["status"]
     assert chosen["selected"] and chosen["toggle_url"] == f"/jurisdiction/{JUAZEIRO}"
-    assert {i["value"]: i["count"] for i in revoked["facets"]["type"]} == {"decreto": 2, "lei": 1}
+    assert {i["value"]: i["count"] for i in revoked["facets"]["type"]} == {"decreto": 2, "lei": 2}
     laws = get_json(site, base + "?status=revoked&type=lei")
-    assert [x["id"] for x in laws["norms"]] == [n["revoked"]]
+    assert [x["id"] for x in laws["norms"]] == [n["bare"], n["revoked"]]
     quiet = get_json(site, base + "?status=none_known")
-    assert len(quiet["norms"]) == 5 and {x["status"] for x in quiet["norms"]} == {"none_known"}
+    assert len(quiet["norms"]) == 4 and {x["status"] for x in quiet["norms"]} == {"none_known"}
     # Keyset pages keep the filter: one norm a page, every revoked norm once.
     monkeypatch.setattr(web_data, "LIST_PAGE", 1)
     seen, path = [], base + "?status=revoked"
@@ -578,11 +581,11 @@ def test_jurisdiction_listing_filters_by_legal_status(site, monkeypatch):
         chunk = get_json(site, path)
         seen += [x["id"] for x in chunk["norms"]]
         path = chunk["next"] and chunk["next"].replace("?", ".json?", 1)
-    assert seen == [n["decree201"], n["decree200"], n["revoked"]]
+    assert seen == [n["decree201"], n["decree200"], n["bare"], n["revoked"]]
     monkeypatch.undo()
     html = get_html(site, f"/jurisdiction/{JUAZEIRO}")
     assert "Legal status" in html and 'class="badge legal legal-revoked"' in html
-    assert html.count('class="badge legal legal-') == 5  # "no revocation known" stays quiet
+    assert html.count('class="badge legal legal-') == 6  # "no revocation known" stays quiet
     home = get_html(site, "/")
     assert 'class="badge legal legal-revoked"' in home
     document = get_json(site, f"/document/{site.documents['revoked']}.json")
@@ -704,9 +707,15 @@ def test_scripts_in_ementas_and_texts_are_shown_as_text(site):
     norm_id = site.norms["xss"]
     for path in (f"/norm/{norm_id}", f"/document/{site.documents['xss']}",
                  f"/jurisdiction/{JUAZEIRO}", "/", "/search?q=alert",
-                 "/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E+rua"):
+                 "/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E+rua",
+                 # a citation's sentence that carries markup, where citations are shown
+                 f"/norm/{site.norms['decree200']}", f"/norm/{site.norms['bare']}",
+                 f"/citations?j={JUAZEIRO}", f"/citations?to={site.norms['bare']}"):
         html = get_html(site, path)
         assert "<script>" not in html and "<img src=x" not in html, path
+    for path in (f"/norm/{site.norms['decree200']}", f"/norm/{site.norms['bare']}",
+                 f"/citations?j={JUAZEIRO}"):
+        assert str(escape(XSS_CITATION)) in get_html(site, path), path
     html = get_html(site, f"/norm/{norm_id}")
     assert "&lt;script&gt;alert(&#39;ementa&#39;)&lt;/script&gt;" in html
     assert "&lt;img src=x onerror=alert(&#39;texto&#39;)&gt;" in html
