@@ -772,7 +772,8 @@ def test_docs_describe_every_route_and_field(site):
     assert served - documented == set()
     for path in ("/index.json", "/uf/BA.json", f"/jurisdiction/{JUAZEIRO}.json",
                  f"/norm/{site.norms['seed']}.json", f"/document/{site.documents['seed']}.json",
-                 "/search.json?q=moto", "/quality.json", "/sources.json", "/api.json"):
+                 "/search.json?q=moto", "/quality.json", "/sources.json", "/api.json",
+                 f"/citations.json?from={site.norms['seed']}"):
         for key in get_json(site, path):
             assert f'"{key}"' in doc, f"{path}: {key} is not in docs/api.md"
 
