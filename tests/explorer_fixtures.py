@@ -25,6 +25,7 @@ from tests.seed000_text import PAGES as SEED000_PAGES
 JUAZEIRO, PETROLINA, BAHIA = 2918407, 2611101, 29
 SEED_EMENTA = ("DISPÕE SOBRE O SERVIÇO DE MOTO - TÁXI E MOTO - ENTREGA NO ÂMBITO DO MUNICÍPIO "
                "DE JUAZEIRO , E DÁ OUTRAS PROVIDÊNCIAS.")
+SEED_URN = "urn:lex:br;bahia;juazeiro:municipal:lei:2011-06-27;2199"
 SEED_URL = "https://sapl.juazeiro.ba.leg.br/media/sapl/public/normajuridica/2011/1461/lei_2199.pdf"
 XSS_EMENTA = "Denomina a rua <script>alert('ementa')</script> & dá outras providências"
 XSS_TEXT = "Art. 1º <img src=x onerror=alert('texto')> fica denominada <b>Rua das Flores</b>."
@@ -106,8 +107,10 @@ def _extracted(ec: ExplorerCorpus, name: str, method: str, backend: str,
     ec.corpus.store.save_extraction(ec.versions[name], record, page_rows)
 
 
-def build_explorer_corpus(corpus: Corpus, refresh: bool = True) -> ExplorerCorpus:
-    """Fill an empty corpus with the explorer fixtures; the index is refreshed at the end."""
+def build_explorer_corpus(corpus: Corpus, refresh: bool = True,
+                          legal_life: bool = False) -> ExplorerCorpus:
+    """Fill an empty corpus with the explorer fixtures; the index is refreshed at the end.
+    With legal_life, the norms' legal life is added and enriched too (add_legal_life)."""
     ec = ExplorerCorpus(corpus)
     store = corpus.store
     sapl = store.ensure_source(JUAZEIRO, "sapl", "https://sapl.juazeiro.ba.leg.br")
@@ -187,9 +190,98 @@ def build_explorer_corpus(corpus: Corpus, refresh: bool = True) -> ExplorerCorpu
                 "descricao_ativa": "Revoga integralmente o(a)",
                 "descricao_passiva": "Revogado(a) integralmente pelo(a)",
                 "revoga_integralmente": True, "resumo": None, "seen_at": utcnow()}])
+    if legal_life:
+        add_legal_life(ec)
     if refresh:
         refresh_index(store)
     return ec
+
+
+# -- a norm's legal life: records of one norm, citations, statuses (issue 9) -----------------
+
+FOLDER_JUAZEIRO = "/home/importer/dumps/juazeiro"  # a LAI dump of the câmara, imported
+# Lei 1.169/2014 alters seed 000; its scanned heading reads "1.165" (an OCR misreading the
+# fake original cannot settle: the re-reading fails and is recorded as a problem).
+ALTERING_TEXT = (
+    "LEI MUNICIPAL Nº 1.165, DE 02 DE ABRIL DE 2014\nAltera a Lei nº 2.199, de 27 de junho de "
+    "2011.\nO PREFEITO MUNICIPAL DE JUAZEIRO faço saber que a Câmara Municipal aprovou e eu "
+    "sanciono a seguinte Lei:\nArt. 1º O art. 10 da Lei nº 2.199, de 27 de junho de 2011, passa "
+    "a vigorar com a seguinte redação:\n\"Art. 10. O sistema tarifário será fixado por Decreto "
+    "do Chefe do Poder Executivo.\"\nArt. 2º Esta Lei entra em vigor na data de sua publicação.")
+ALTERS_SENTENCE = ("O art. 10 da Lei nº 2.199, de 27 de junho de 2011, passa a vigorar com a "
+                   "seguinte redação:")
+# Two decrees that revoke each other (a cycle the quality page reports); one of them also
+# revokes an article of decree 100.
+XSS_CITATION = "<img src=x onerror=alert('cita')>"
+DECREE_200_TEXT = ("DECRETO Nº 200/2015\nDispõe sobre o horário do comércio.\nArt. 1º Fica "
+                   "revogado o Decreto nº 201, de 10 de março de 2015.\nArt. 2º Fica revogado o "
+                   "art. 2º do Decreto nº 100, de 1º de março de 2012.\nArt. 3º Fica revogada a "
+                   f"Lei nº 2.301, de 2 de junho de 2012 {XSS_CITATION}.\nArt. 4º Este Decreto "
+                   "entra em vigor na data de sua publicação.")
+DECREE_201_TEXT = ("DECRETO Nº 201/2015\nDispõe sobre o horário das feiras livres.\nArt. 1º "
+                   "Fica revogado o Decreto nº 200, de 2 de março de 2015.\nArt. 2º Fica "
+                   "revogado o Decreto nº 201, de 10 de março de 2015.\nArt. 3º Este "
+                   "Decreto entra em vigor na data de sua publicação.")
+SEED_FOLDER_TEXT = ("LEI Nº 2.199, DE 27 DE JUNHO DE 2011\nDispõe sobre o serviço de transporte "
+                    "individual de passageiros no âmbito do Município de Juazeiro.")
+
+
+def add_legal_life(ec: ExplorerCorpus) -> None:
+    """Records, texts and vínculos that give the explorer corpus a legal life, then the real
+    enrichment (locleg.enrich.run.enrich) over it:
+
+    - seed 000 has a second record, from a LAI dump imported as a folder, typed generically
+      ("Norma Jurídica") and dated by its publication: it stands alone until its heading
+      types it, then joins seed 000, whose earlier norm (ec.norms["merged"]) now redirects;
+      the two records disagree on the type label and the date;
+    - seed 000 revokes Lei 1.996/2008 (by its text, Art. 31, and by SAPL's vínculo), cites
+      federal Lei 12.009/2009 and the LRF; Lei 1.169/2014 alters seed 000;
+    - decrees 200 and 201/2015 revoke each other, 200 revokes art. 2 of decree 100 and, in a
+      sentence that carries markup, Lei 2.301/2012; and
+      201 "revokes" itself (a slip of the text: flagged, no evidence of its status);
+    - a resolução "s/n" stands alone, unmatched.
+    """
+    from locleg.enrich.run import enrich
+
+    corpus, store = ec.corpus, ec.corpus.store
+    sapl = store.ensure_source(JUAZEIRO, "sapl", "https://sapl.juazeiro.ba.leg.br")
+    dump = store.ensure_source(JUAZEIRO, "folder", f"file://{FOLDER_JUAZEIRO}")
+    seen = utcnow() - timedelta(minutes=30)
+    with store.transaction() as conn:
+        ids = store.upsert_records(conn, sapl, [
+            _norm("1600", JUAZEIRO, "Lei Ordinária", "lei", "1169", date(2014, 4, 2),
+                  "Altera a Lei nº 2.199, de 27 de junho de 2011."),
+            _norm("1700", JUAZEIRO, "Decreto", "decreto", "200", date(2015, 3, 2),
+                  "Dispõe sobre o horário do comércio."),
+            _norm("1701", JUAZEIRO, "Decreto", "decreto", "201", date(2015, 3, 10),
+                  "Dispõe sobre o horário das feiras livres."),
+            {**_norm("1702", JUAZEIRO, "Resolução", "resolucao", "s/n", date(2013, 8, 1),
+                     "Aprova o regimento interno da Câmara Municipal."), "number": "s/n"},
+        ], seen)
+        ec.records.update({"altering": ids["1600"], "decree200": ids["1700"],
+                           "decree201": ids["1701"], "sn": ids["1702"]})
+        ec.records["seed_dump"] = store.upsert_records(conn, dump, [{
+            "native_id": "leis/lei_2199_2011.html", "jurisdiction_code": JUAZEIRO,
+            "type_raw": "Norma Jurídica", "type_normalized": "outro", "number": "2.199",
+            "year": 2011, "date": date(2011, 7, 1), "ementa": None, "url": None}],
+            seen)["leis/lei_2199_2011.html"]
+    ec.norms.update(norms_of(corpus, {k: ec.records[k] for k in (
+        "altering", "decree200", "decree201", "sn")}))
+    ec.norms["merged"] = norms_of(corpus, {"x": ec.records["seed_dump"]})["x"]
+
+    _add_document(ec, "seed_dump", ec.records["seed_dump"], "file:leis/lei_2199_2011.html",
+                  b"<html>lei 2199</html>", "text/html",
+                  origin=f"{FOLDER_JUAZEIRO}/leis/lei_2199_2011.html")
+    _extracted(ec, "seed_dump", "html", "lxml", None, [SEED_FOLDER_TEXT])
+    _add_document(ec, "altering", ec.records["altering"],
+                  "https://sapl.juazeiro.ba.leg.br/1169.pdf", b"%PDF-1.4 lei 1169",
+                  "application/pdf")
+    _extracted(ec, "altering", "ocr", "tesseract", 0.88, [ALTERING_TEXT])
+    for name, text in (("decree200", DECREE_200_TEXT), ("decree201", DECREE_201_TEXT)):
+        _add_document(ec, name, ec.records[name], f"https://sapl.juazeiro.ba.leg.br/{name}.pdf",
+                      f"%PDF-1.4 {name}".encode(), "application/pdf")
+        _extracted(ec, name, "text", "pdfium", None, [text])
+    enrich(corpus)
 
 
 # -- big texts: what made one search hold a CPU for minutes (issue 8) -------------------------

@@ -1,5 +1,6 @@
 """End to end in Debian's Chromium (Playwright): home → UF → Juazeiro → seed 000's norm →
-its document → back, and a search for "moto taxi" that finds it highlighted; on a desktop
+its document → back, from seed 000 through the law it revokes and back to the sentence that
+revokes it, and a search for "moto taxi" that finds it highlighted; on a desktop
 and a phone viewport, with JavaScript on and off. Screenshots of every page are saved under
 the test's output folder ($LOCLEG_E2E_SCREENSHOTS, else pytest's temporary folder)."""
 
@@ -25,7 +26,7 @@ VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     corpus = init_corpus(tmp_path_factory.mktemp("e2e") / "corpus")
-    built = build_explorer_corpus(corpus)
+    built = build_explorer_corpus(corpus, legal_life=True)
     with LiveServer(corpus) as live:
         built.url = live.url
         yield built
@@ -83,7 +84,7 @@ def test_walk_from_home_to_seed_000_and_back(browser, site, shots, viewport):
     assert page.locator("h1").inner_text() == "Lei nº 2199/2011"
     body = page.locator("main").inner_text()
     for shown in ("← Juazeiro (BA)", "Legislação Municipal", "2199 / 2011", "2011-06-27",
-                  "DISPÕE SOBRE O SERVIÇO DE MOTO - TÁXI", "1461", "Documents (1)",
+                  "DISPÕE SOBRE O SERVIÇO DE MOTO - TÁXI", "1461", "Documents (2)",
                   "texto integral", "extracted", "tesseract", "0.94", "open original →",
                   "Revoga integralmente", "Art. 33. Esta Lei entra em vigor"):
         assert shown in body, shown
@@ -99,6 +100,30 @@ def test_walk_from_home_to_seed_000_and_back(browser, site, shots, viewport):
     page.wait_for_url(base + f"/norm/{site.norms['seed']}")
     page.click("text=← Juazeiro (BA)")
     page.wait_for_url(base + "/jurisdiction/2918407")
+    assert problems == []
+    context.close()
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_a_citation_leads_to_the_revoked_law_and_back_to_its_sentence(browser, site, shots,
+                                                                      viewport):
+    context, page, problems = _page(browser, viewport, javascript=False)
+    seed, revoked = site.norms["seed"], site.norms["revoked"]
+    page.goto(site.url + f"/norm/{seed}")
+    assert page.locator(".legal-line").inner_text().startswith("altered")
+    page.click(f'#cita a[href="/norm/{revoked}"]')
+    page.wait_for_url(site.url + f"/norm/{revoked}")
+    assert page.locator("h1").inner_text() == "Lei nº 1996/2008"
+    assert page.locator(".legal-line").inner_text().startswith("revoked")
+    status = page.locator("#status").inner_text()
+    assert "Revoked by" in status and "Ficam revogadas as disposições em contrário" in status
+    page.screenshot(path=shots / f"{viewport}-8-revoked.png", full_page=True)
+    anchor = f"#d{site.documents['seed']}-p9"
+    page.click(f'#status a[href="/norm/{seed}{anchor}"]')
+    page.wait_for_url(site.url + f"/norm/{seed}{anchor}")
+    assert page.locator(anchor).is_visible()
+    assert "Art. 31. Ficam revogadas" in page.locator(anchor).inner_text()
+    page.screenshot(path=shots / f"{viewport}-9-revoking-sentence.png")
     assert problems == []
     context.close()
 

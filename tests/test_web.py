@@ -27,6 +27,7 @@ from locleg.web.client import run_for
 from locleg.web.views.documents import served_type
 from tests.conftest import BACKENDS
 from tests.explorer_fixtures import (
+    ALTERS_SENTENCE,
     BIG_TEXT_WORD,
     FORMULAS,
     IMPORT_FOLDER,
@@ -34,6 +35,8 @@ from tests.explorer_fixtures import (
     SEED_EMENTA,
     SEED_PDF,
     SEED_URL,
+    SEED_URN,
+    XSS_CITATION,
     XSS_DOCUMENT_URL,
     XSS_EMENTA,
     XSS_HTML,
@@ -56,7 +59,7 @@ def site(request, tmp_path_factory):
         server = request.getfixturevalue("pg_server")
         url = server.create_database(f"web{os.getpid()}_{next(_databases)}")
     corpus = init_corpus(tmp_path_factory.mktemp("site") / "corpus", url)
-    built = build_explorer_corpus(corpus)
+    built = build_explorer_corpus(corpus, legal_life=True)
     with LiveServer(corpus) as live, httpx.Client(base_url=live.url, timeout=30) as client:
         built.client = client
         built.live = live
@@ -85,15 +88,21 @@ def test_home(site):
     assert home == get_json(site, "/.json")
     corpus = home["corpus"]
     assert (corpus["norms"], corpus["documents"], corpus["jurisdictions_covered"],
-            corpus["jurisdictions_total"]) == (8, 8, 3, 5597)
-    assert corpus["pages"] == 9 + 1 + 2 + 1 + 1 + 1 + 1
-    assert corpus["failed"] == 1 and corpus["extracted"] == 7
+            corpus["jurisdictions_total"]) == (12, 12, 3, 5597)
+    # Seed 000's two records are one norm: its folder record adds a document, not a norm.
+    assert corpus["pages"] == 9 + 1 + 2 + 1 + 1 + 1 + 1 + 4
+    assert corpus["failed"] == 1 and corpus["extracted"] == 11
     ba = next(u for u in home["ufs"] if u["uf"] == "BA")
     assert ba == {"uf": "BA", "name": "Bahia", "municipalities": 417,
-                  "municipalities_covered": 1, "norms": 7, "documents": 7, "pages": 15,
-                  "extracted": 6}
+                  "municipalities_covered": 1, "norms": 11, "documents": 11, "pages": 19,
+                  "extracted": 10}
     assert len(home["ufs"]) == 27
-    assert [n["id"] for n in home["latest"]][:1] == [site.norms["state"]]
+    latest = {n["id"]: n["status"] for n in home["latest"]}
+    assert list(latest)[:2] == [site.norms["decree201"], site.norms["decree200"]]
+    assert site.norms["merged"] not in latest  # a norm merged away is listed nowhere
+    assert latest[site.norms["decree201"]] == "revoked"
+    assert latest[site.norms["decree"]] == "revoked_in_part"
+    assert latest[site.norms["state"]] == "none_known"
     assert home["index"] == {"pending": 0}
     html = get_html(site, "/")
     assert "of 5,597 jurisdictions covered" in html and 'href="/uf/BA"' in html
@@ -107,10 +116,11 @@ def test_uf_page(site):
     assert page["totals"]["municipalities_covered"] == 1
     juazeiro = next(m for m in page["municipalities"] if m["ibge_code"] == JUAZEIRO)
     assert (juazeiro["norms"], juazeiro["documents"], juazeiro["extracted"],
-            juazeiro["failed"]) == (6, 6, 5, 1)
+            juazeiro["failed"]) == (10, 10, 9, 1)
     assert juazeiro["sources"][0]["platform"] == "sapl"
     assert juazeiro["sources"][0]["health"] == "never run"
-    assert [n["id"] for n in page["state_norms"]] == [site.norms["state"]]
+    assert [(n["id"], n["status"]) for n in page["state_norms"]] == [
+        (site.norms["state"], "none_known")]
     assert page["state"]["norms"] == 1
     html = get_html(site, "/uf/BA")
     assert 'href="/jurisdiction/2918407"' in html
@@ -119,26 +129,27 @@ def test_uf_page(site):
 def test_jurisdiction_page_with_facets_and_keyset_pages(site, monkeypatch):
     page = get_json(site, f"/jurisdiction/{JUAZEIRO}.json")
     assert page["jurisdiction"]["name"] == "Juazeiro" and page["jurisdiction"]["uf"] == "BA"
-    assert page["counts"]["norms"] == 6
+    assert page["counts"]["norms"] == 10
     dates = [n["date"] for n in page["norms"]]
     assert dates == sorted(dates, reverse=True)
     facets = {f: {i["value"]: i["count"] for i in items} for f, items in page["facets"].items()}
-    assert facets["type"] == {"lei": 5, "decreto": 1}
-    assert facets["year"] == {"2013": 1, "2012": 3, "2011": 1, "2008": 1}
-    assert facets["method"] == {"ocr": 2, "text": 1, "html": 1, "none": 2}
-    assert facets["text"] == {"yes": 4, "no": 2}
+    assert facets["type"] == {"lei": 6, "decreto": 3, "resolucao": 1}
+    assert facets["year"] == {"2015": 2, "2014": 1, "2013": 2, "2012": 3, "2011": 1, "2008": 1}
+    assert facets["method"] == {"ocr": 3, "text": 3, "html": 2, "none": 3}
+    assert facets["text"] == {"yes": 7, "no": 3}
     assert page["facets_exact"] is True
     lei = next(i for i in page["facets"]["type"] if i["value"] == "lei")
     assert lei["toggle_url"] == f"/jurisdiction/{JUAZEIRO}?type=lei" and not lei["selected"]
     filtered = get_json(site, lei["toggle_url"].replace("?", ".json?"))
-    assert len(filtered["norms"]) == 5 and all(n["type"] == "lei" for n in filtered["norms"])
-    assert {i["value"]: i["count"] for i in filtered["facets"]["type"]} == {"lei": 5}
+    assert len(filtered["norms"]) == 6 and all(n["type"] == "lei" for n in filtered["norms"])
+    assert {i["value"]: i["count"] for i in filtered["facets"]["type"]} == {"lei": 6}
     assert filtered["facets"]["type"][0]["selected"] is True
     assert filtered["facets"]["type"][0]["toggle_url"] == f"/jurisdiction/{JUAZEIRO}"
     both = get_json(site, f"/jurisdiction/{JUAZEIRO}.json?type=lei&year=2012&text=no")
     assert [n["id"] for n in both["norms"]] == [site.norms["bare"], site.norms["failed"]]
     ocr = get_json(site, f"/jurisdiction/{JUAZEIRO}.json?method=ocr")
-    assert {n["id"] for n in ocr["norms"]} == {site.norms["seed"], site.norms["revoked"]}
+    assert {n["id"] for n in ocr["norms"]} == {site.norms["seed"], site.norms["revoked"],
+                                             site.norms["altering"]}
     # Keyset pages: two at a time, every norm once, newest first.
     monkeypatch.setattr(web_data, "LIST_PAGE", 2)
     seen, path = [], f"/jurisdiction/{JUAZEIRO}.json"
@@ -158,12 +169,29 @@ def test_norm_page_shows_everything_seed_000_showed(site):
     assert norm["urn"] == "urn:lex:br;bahia;juazeiro:municipal:lei:2011-06-27;2199"
     assert norm["jurisdiction"] == {"ibge_code": JUAZEIRO, "name": "Juazeiro", "uf": "BA",
                                     "level": "municipal"}
-    # Its one record, as the câmara's SAPL gives it: where every field above comes from.
-    [rec] = page["records"]
+    # Its record at the câmara's SAPL, where every field above comes from, and its record in
+    # a LAI dump (typed "Norma Jurídica", dated by publication), which its heading joined.
+    rec, dump = page["records"]
     assert (rec["native_id"], rec["url"]) == ("1461", "https://sapl.juazeiro.ba.leg.br/norma/1461")
     assert rec["source"]["base_url"] == "https://sapl.juazeiro.ba.leg.br"
-    assert norm["provenance"]["ementa"] == {"record": rec["id"]} and norm["records"] == 1
-    [doc] = page["documents"]
+    assert (dump["id"], dump["native_id"], dump["source"]["platform"]) == (
+        site.records["seed_dump"], "leis/lei_2199_2011.html", "folder")
+    assert dump["source"]["base_url"] is None  # a folder's own path is never shown
+    assert norm["records"] == 2
+    assert norm["provenance"] == {f: {"record": rec["id"]} for f in (
+        "type_raw", "type_normalized", "number", "year", "date", "ementa")}
+    assert norm["conflicts"] == {
+        "type_raw": [{"record": rec["id"], "value": "Legislação Municipal"},
+                     {"record": dump["id"], "value": "Norma Jurídica"}],
+        "date": [{"record": rec["id"], "value": "2011-06-27"},
+                 {"record": dump["id"], "value": "2011-07-01"}]}
+    assert dump["heading"] == {"type": "lei", "number": "2199", "year": 2011,
+                               "date": "2011-06-27"}
+    assert [(d["field"], d["heading"], d["source"], d["ocr_misreading"])
+            for d in dump["heading_disagreement"]] == [
+        ("date", "2011-06-27", "2011-07-01", False)]
+    doc, dump_doc = page["documents"]
+    assert (dump_doc["record_id"], dump_doc["url"]) == (dump["id"], "file:leis/lei_2199_2011.html")
     assert doc["role"] == "texto_integral" and doc["url"] == SEED_URL
     extraction = doc["extraction"]
     assert (extraction["status"], extraction["method"], extraction["backend"],
@@ -181,11 +209,15 @@ def test_norm_page_shows_everything_seed_000_showed(site):
         "resumo": None}]
     html = get_html(site, f"/norm/{site.norms['seed']}")
     for shown in ("← Juazeiro (BA)", "Legislação Municipal", "2199 / 2011", "2011-06-27",
-                  "<code>1461</code>", "Records (1)", "Documents (1)", "texto integral", "status:",
+                  "<code>1461</code>", "Records (2)", "Documents (2)", "texto integral", "status:",
                   "extracted", "method: <b>ocr</b>", "backend: <b>tesseract</b>",
                   "confidence: <b>0.94</b>", "pages: <b>9</b>", "open original →",
                   "urn:lex:br;bahia;juazeiro:municipal:lei:2011-06-27;2199",
-                  "Revoga integralmente o(a)", f'href="/norm/{site.norms["revoked"]}"'):
+                  "Revoga integralmente o(a)", f'href="/norm/{site.norms["revoked"]}"',
+                  f"from record {rec['id']} (sapl)",
+                  f"The records disagree: <q>Legislação Municipal</q> (record {rec['id']}), "
+                  f"<q>Norma Jurídica</q> (record {dump['id']})",
+                  "the heading says date <q>2011-06-27</q>, the source <q>2011-07-01</q>"):
         assert shown in html, shown
     doc_id = doc["id"]
     for n in range(1, 10):
@@ -260,9 +292,9 @@ def test_export_streams_every_match(site):
 
 def test_quality_and_sources(site):
     quality = get_json(site, "/quality.json")
-    assert quality["status"] == {"pending": 0, "extracted": 7, "empty": 0, "failed": 1}
+    assert quality["status"] == {"pending": 0, "extracted": 11, "empty": 0, "failed": 1}
     buckets = {b["from"]: b["count"] for b in quality["ocr_confidence"]}
-    assert buckets[0.9] == 1 and buckets[0.4] == 1 and sum(buckets.values()) == 2
+    assert buckets[0.9] == buckets[0.8] == buckets[0.4] == 1 and sum(buckets.values()) == 3
     [failure] = quality["failures"]
     assert failure["norm_id"] == site.norms["failed"]
     assert failure["error"] == "the PDF is encrypted and cannot be read"
@@ -272,7 +304,7 @@ def test_quality_and_sources(site):
     assert here["failures"] == [] and here["scope"]["name"] == "Petrolina (PE)"
     assert "locleg extract --force --jurisdiction 2611101" in get_html(site, "/quality?j=2611101")
     sources = get_json(site, "/sources.json")
-    assert len(sources["sources"]) == 3 and sources["health"] == {"never run": 3}
+    assert len(sources["sources"]) == 4 and sources["health"] == {"never run": 4}
     assert "<table" in get_html(site, "/sources")
 
 
@@ -283,6 +315,347 @@ def test_api_page_lists_every_route(site):
             "/document/{document_id}", "/search", "/search.csv", "/quality",
             "/sources"} <= paths
     assert site.client.get("/openapi.json").json()["info"]["title"] == "br-locleg explorer API"
+
+
+# -- a norm's legal life: status, citations, the graph, URNs (issue 9) ----------------------
+
+
+def test_norm_page_shows_the_legal_status_with_its_evidence(site):
+    revoked = get_json(site, f"/norm/{site.norms['revoked']}.json")["norm"]
+    assert revoked["status"] == "revoked" and revoked["status_evidence_total"] == 2
+    text, sapl = revoked["status_evidence"]
+    # Seed 000's own text revokes it (Art. 31, p. 9), and SAPL's vínculo says so too.
+    assert (text["status"], text["via"], text["kind"], text["article"], text["page"]) == (
+        "revoked", "text", "revokes", "Art. 31", 9)
+    assert text["sentence"] == ("Ficam revogadas as disposições em contrário, especialmente as "
+                                "contidas na Lei Municipal nº 1.996, de 06 de novembro de 2008.")
+    assert text["by_norm"]["id"] == site.norms["seed"] and text["in_own_text"] is False
+    assert text["at"] == f"/norm/{site.norms['seed']}#d{site.documents['seed']}-p9"
+    assert (sapl["via"], sapl["kind"], sapl["label"], sapl["by_norm"]["id"]) == (
+        "sapl", "R", "Revogado(a) integralmente pelo(a)", site.norms["seed"])
+    html = get_html(site, f"/norm/{site.norms['revoked']}")
+    assert 'class="badge legal legal-revoked"' in html and "Revoked by" in html
+    assert "SAPL vínculo: <q>Revogado(a) integralmente pelo(a)</q>" in html
+    assert f'<a href="{text["at"]}">p. 9</a>' in html
+    # Lei 1.169/2014 alters seed 000; a decree loses an article; silence is said honestly.
+    seed = get_json(site, f"/norm/{site.norms['seed']}.json")["norm"]
+    assert seed["status"] == "altered"
+    assert {(e["kind"], e["by_norm"]["id"]) for e in seed["status_evidence"]} == {
+        ("alters", site.norms["altering"])}
+    assert "passa a vigorar com a seguinte redação" in seed["status_evidence"][-1]["sentence"]
+    decree = get_json(site, f"/norm/{site.norms['decree']}.json")["norm"]
+    assert decree["status"] == "revoked_in_part"
+    assert decree["status_evidence"][0]["by_norm"]["id"] == site.norms["decree200"]
+    quiet = get_json(site, f"/norm/{site.norms['petrolina']}.json")["norm"]
+    assert (quiet["status"], quiet["status_evidence"]) == ("none_known", [])
+    html = get_html(site, f"/norm/{site.norms['petrolina']}")
+    assert "Legal status: <span" in html and ">no revocation known</span>" in html
+    assert "That is not proof that it is in force" in html
+    for norm_id in site.norms.values():
+        page = site.client.get(f"/norm/{norm_id}", follow_redirects=True).text
+        assert "em vigor" not in page.lower().replace("entra em vigor", "")
+        assert ">in force<" not in page
+
+
+def test_norm_page_lists_what_it_cites_and_what_cites_it(site):
+    page = get_json(site, f"/norm/{site.norms['seed']}.json")
+    cites = page["citations"]
+    assert (cites["total"], cites["shown"], cites["more"]) == (5, 5, None)
+    assert cites["all"] == f"/citations?from={site.norms['seed']}"
+    organica, federal, lrf, revoked = cites["groups"]
+    # Not resolvable to a norm: the text as written.
+    assert (organica["norm"], organica["urn"], organica["text"]) == (
+        None, None, "Lei Orgânica do Município")
+    # Federal Lei 12.009/2009, cited twice (art. 39-B on p. 1, and p. 3): one group, its URN.
+    assert federal["norm"] is None
+    assert federal["urn"] == "urn:lex:br:federal:lei:2009-07-29;12009"
+    assert federal["lexml_url"] == ("https://www.lexml.gov.br/urn/"
+                                    "urn:lex:br:federal:lei:2009-07-29;12009")
+    assert [(c["page"], c["fragment"]) for c in federal["citations"]] == [(1, "art39-B"),
+                                                                         (3, None)]
+    assert lrf["urn"] == "urn:lex:br:federal:lei.complementar:2000-05-04;101"
+    assert "known_law" in lrf["citations"][0]["flags"]
+    # Lei 1.996/2008, resolved to the corpus norm it revokes.
+    assert revoked["norm"]["id"] == site.norms["revoked"]
+    assert revoked["norm"]["status"] == "revoked" and revoked["kinds"] == ["revokes"]
+    [act] = revoked["citations"]
+    assert (act["kind"], act["page"], act["article"]) == ("revokes", 9, "Art. 31")
+    assert act["at"] == f"/norm/{site.norms['seed']}#d{site.documents['seed']}-p9"
+    cited = page["cited_by"]
+    assert (cited["total"], cited["norms"], cited["shown"]) == (2, 1, 2)
+    [group] = cited["groups"]
+    assert group["norm"]["id"] == site.norms["altering"] and group["kinds"] == ["alters"]
+    assert [c["fragment"] for c in group["citations"]] == [None, "art10"]
+    assert group["citations"][1]["sentence"] == ALTERS_SENTENCE
+    html = get_html(site, f"/norm/{site.norms['seed']}")
+    for shown in ("Cita", "5 citations", "Citada por", "1 norm whose texts cite it",
+                  f'<a href="/norm/{site.norms["revoked"]}">Lei nº 1996/2008</a>',
+                  f'<a href="/norm/{site.norms["altering"]}">Lei nº 1169/2014</a>',
+                  '<code class="urn">urn:lex:br:federal:lei:2009-07-29;12009</code>',
+                  'href="https://www.lexml.gov.br/urn/urn:lex:br:federal:lei:2009-07-29;12009"',
+                  "<q>Lei Orgânica do Município</q>", ALTERS_SENTENCE):
+        assert shown in html, shown
+    assert "No text in the corpus cites it." in get_html(site, f"/norm/{site.norms['state']}")
+
+
+def test_a_norm_page_bounds_its_citations_and_says_how_many(site, monkeypatch):
+    from locleg.web import citations as web_citations
+
+    monkeypatch.setattr(web_citations, "CITATIONS_SHOWN", 2)
+    monkeypatch.setattr(web_citations, "CITED_BY_SHOWN", 1)
+    page = get_json(site, f"/norm/{site.norms['seed']}.json")
+    cites, cited = page["citations"], page["cited_by"]
+    assert (cites["total"], cites["shown"]) == (5, 2)
+    assert sum(len(g["citations"]) for g in cites["groups"]) == 2
+    assert (cited["total"], cited["shown"]) == (2, 1)
+    # "more" goes on in /citations exactly where the page stopped.
+    rest = get_json(site, cites["more"].replace("/citations?", "/citations.json?"))
+    shown = [c["id"] for g in cites["groups"] for c in g["citations"]]
+    everything = get_json(site, cites["all"].replace("/citations?", "/citations.json?"))
+    assert shown + [c["id"] for c in rest["citations"]] == [
+        c["id"] for c in everything["citations"]]
+    assert everything["total"] == 5
+    html = get_html(site, f"/norm/{site.norms['seed']}")
+    assert "The first 2 of 5 citations." in html and "The first 1 of 2 citations." in html
+
+
+def _pull(site, path: str) -> list[dict]:
+    """Every edge a /citations.json address gives, following `next`."""
+    edges = []
+    while path:
+        page = get_json(site, path)
+        edges += page["citations"]
+        path = page["next"] and page["next"].replace("/citations?", "/citations.json?", 1)
+    return edges
+
+
+def test_the_citation_graph_as_data(site, monkeypatch):
+    edges = _pull(site, "/citations.json")
+    assert len(edges) == 12 and [e["id"] for e in edges] == sorted(e["id"] for e in edges)
+    pairs = {(e["from"]["norm_id"], e["to"] and e["to"]["norm_id"], e["kind"]) for e in edges}
+    n = site.norms
+    assert {(n["seed"], n["revoked"], "revokes"), (n["altering"], n["seed"], "alters"),
+            (n["decree200"], n["decree201"], "revokes"), (n["decree201"], n["decree200"],
+                                                          "revokes"),
+            (n["decree200"], n["decree"], "revokes_in_part"), (n["seed"], None, "cites"),
+            (n["decree200"], n["bare"], "revokes"),
+            (n["decree201"], n["decree201"], "revokes")} == pairs  # a slip: it names itself
+    federal = next(e for e in edges if e["urn"] == "urn:lex:br:federal:lei:2009-07-29;12009")
+    assert federal["to"] is None and federal["sphere"] == "federal"
+    assert federal["lexml_url"].endswith("urn:lex:br:federal:lei:2009-07-29;12009")
+    # Small pages: every edge once, in order.
+    assert [e["id"] for e in _pull(site, "/citations.json?limit=3")] == [e["id"] for e in edges]
+    # Filters.
+    assert len(_pull(site, f"/citations.json?j={JUAZEIRO}")) == 12
+    assert _pull(site, "/citations.json?j=2611101") == []
+    assert {e["kind"] for e in _pull(site, "/citations.json?kind=revokes")} == {"revokes"}
+    assert len(_pull(site, "/citations.json?kind=revokes")) == 5
+    assert len(_pull(site, "/citations.json?resolved=no")) == 4
+    assert all(e["to"] for e in _pull(site, "/citations.json?resolved=yes"))
+    to_seed = get_json(site, f"/citations.json?to={n['seed']}")
+    assert to_seed["total"] == 2 and to_seed["scope"]["to"]["id"] == n["seed"]
+    assert {e["from"]["norm_id"] for e in to_seed["citations"]} == {n["altering"]}
+    assert get_json(site, f"/citations.json?from={n['seed']}&resolved=no")["total"] == 4
+    # A filter that matches few edges reads a bounded stretch of ids per page: pages may be
+    # short, even empty, and `next` reads on until the end.
+    monkeypatch.setattr(web_citations_module(), "SCAN_WINDOW", 2)
+    first = get_json(site, "/citations.json?j=2611101")
+    assert first["citations"] == [] and first["next"]
+    assert _pull(site, "/citations.json?j=2611101") == []
+    assert [e["id"] for e in _pull(site, f"/citations.json?j={JUAZEIRO}&limit=1000")] == [
+        e["id"] for e in edges]
+    html = get_html(site, f"/citations?to={n['seed']}")
+    assert "Citations between norms" in html and "<b>2</b> citations." in html
+    assert f'<a href="/norm/{n["altering"]}">Lei nº 1169/2014</a>' in html
+
+
+def test_a_norm_that_names_itself_is_not_cited_by_itself(site):
+    page = get_json(site, f"/norm/{site.norms['decree201']}.json")
+    mine = [g for g in page["citations"]["groups"] if g["norm"]["id"] == site.norms["decree201"]]
+    [slip] = [c for g in mine for c in g["citations"]]
+    assert (slip["kind"], slip["article"], slip["flags"]) == ("revokes", "Art. 2",
+                                                            ["targets_itself"])
+    cited = page["cited_by"]
+    assert (cited["total"], cited["norms"]) == (1, 1)
+    assert [g["norm"]["id"] for g in cited["groups"]] == [site.norms["decree200"]]
+    # Its status comes from decree 200 alone, never from its own slip.
+    assert [e["by_norm"]["id"] for e in page["norm"]["status_evidence"]] == [
+        site.norms["decree200"]]
+    assert "targets itself" in get_html(site, f"/norm/{site.norms['decree201']}")
+    # The graph keeps the edge as the text wrote it.
+    assert get_json(site, f"/citations.json?to={site.norms['decree201']}")["total"] == 2
+
+
+def web_citations_module():
+    from locleg.web import citations
+
+    return citations
+
+
+@pytest.mark.parametrize("path, status, message", [
+    ("/citations?kind=cita", 400, "kind is one of cites, revokes"),
+    ("/citations?resolved=maybe", 400, "resolved is 'yes'"),
+    ("/citations?limit=0", 400, "limit is a number from 1 to 1000"),
+    ("/citations?limit=1001", 400, "limit is a number from 1 to 1000"),
+    ("/citations?after=x", 400, "damaged"),
+    ("/citations?from=999999", 404, "no norm 999999"), ("/citations?to=abc", 404, "no norm"),
+    ("/citations?j=1234567", 404, "no jurisdiction with IBGE code 1234567"),
+    (f"/jurisdiction/{JUAZEIRO}?status=in_force", 400,
+     "status is one of revoked, revoked_in_part, suspended, altered, none_known"),
+    ("/urn/lei-2199", 400, "not a LexML URN of a norm"),
+    ("/urn/urn:lex:br;bahia;juazeiro:municipal:lei:2011-13-45;2199", 400, "not a date"),
+    ("/urn/urn:lex:br;bahia;juazeiro:municipal:lei:2011-06-27;0", 400, "names no number"),
+    ("/urn/urn:lex:br;bahia;juazeiro:municipal:lei:2011-06-27;9999", 404,
+     "no norm in the corpus has the URN"),
+    ("/urn/urn:lex:br;bahia;atlantida:municipal:lei:2011-06-27;2199", 404,
+     "no jurisdiction is br;bahia;atlantida"),
+    ("/urn/urn:lex:br:federal:lei:2009-07-29;12009", 404, "federal and other national norms"),
+    ("/quality?unmatched_after=²", 400, "damaged"),
+    ("/quality?headings_after=99999999999999999999", 400, "damaged"),
+])
+def test_bad_graph_status_and_urn_requests_say_why(site, path, status, message):
+    for accept in ("text/html", "application/json"):
+        response = site.client.get(path, headers={"Accept": accept})
+        assert response.status_code == status, (path, response.text[:300])
+        if accept == "text/html":
+            assert str(escape(message)) in response.text, path
+        else:
+            assert message in response.json()["error"]["message"], path
+
+
+def test_a_urn_leads_to_its_norm_page(site):
+    seed = site.norms["seed"]
+    for written in (SEED_URN, quote(SEED_URN, safe=""), SEED_URN + "!art10",
+                    SEED_URN + "@2011-06-28;publicacao", SEED_URN.upper(),
+                    "urn:lex:br;bahia;juazeiro:municipal:lei:2011-06-27;2.199"):
+        response = site.client.get(f"/urn/{written}")
+        assert response.status_code == 301, (written, response.text[:300])
+        assert response.headers["location"] == f"/norm/{seed}", written
+        twin = site.client.get(f"/urn/{written}.json")
+        assert (twin.status_code, twin.headers["location"]) == (301, f"/norm/{seed}.json")
+    asked = site.client.get(f"/urn/{SEED_URN}", headers={"Accept": "application/json"})
+    assert asked.headers["location"] == f"/norm/{seed}.json"
+    landed = site.client.get(f"/urn/{SEED_URN}.json", follow_redirects=True)
+    assert landed.json()["norm"]["urn"] == SEED_URN
+    # Every URN the corpus's own citations resolved leads to the norm they resolved to.
+    for edge in _pull(site, "/citations.json?resolved=yes"):
+        response = site.client.get(f"/urn/{edge['urn']}")
+        assert response.headers["location"] == f"/norm/{edge['to']['norm_id']}", edge["urn"]
+    state = site.client.get("/urn/urn:lex:br;bahia:estadual:lei:2010-09-14;12000")
+    assert state.headers["location"] == f"/norm/{site.norms['state']}"
+
+
+def test_a_norm_merged_away_redirects_to_the_norm_it_joined(site):
+    merged, seed = site.norms["merged"], site.norms["seed"]
+    response = site.client.get(f"/norm/{merged}")
+    assert (response.status_code, response.headers["location"]) == (301, f"/norm/{seed}")
+    twin = site.client.get(f"/norm/{merged}.json")
+    assert (twin.status_code, twin.headers["location"]) == (301, f"/norm/{seed}.json")
+
+
+def test_jurisdiction_listing_filters_by_legal_status(site, monkeypatch):
+    base = f"/jurisdiction/{JUAZEIRO}.json"
+    page = get_json(site, base)
+    assert all(n["status"] in web_data.LEGAL_STATUSES for n in page["norms"])
+    status = {i["value"]: i for i in page["facets"]["status"]}
+    assert {v: i["count"] for v, i in status.items()} == {
+        "revoked": 4, "revoked_in_part": 1, "altered": 1, "none_known": 4}
+    assert status["none_known"]["label"] == "no revocation known"
+    assert status["revoked"]["toggle_url"] == f"/jurisdiction/{JUAZEIRO}?status=revoked"
+    revoked = get_json(site, base + "?status=revoked")
+    n = site.norms
+    assert [x["id"] for x in revoked["norms"]] == [n["decree201"], n["decree200"], n["bare"],
+                                                   n["revoked"]]
+    assert revoked["filters"] == {"status": "revoked"}
+    [chosen] = revoked["facets"]["status"]
+    assert chosen["selected"] and chosen["toggle_url"] == f"/jurisdiction/{JUAZEIRO}"
+    assert {i["value"]: i["count"] for i in revoked["facets"]["type"]} == {"decreto": 2, "lei": 2}
+    laws = get_json(site, base + "?status=revoked&type=lei")
+    assert [x["id"] for x in laws["norms"]] == [n["bare"], n["revoked"]]
+    quiet = get_json(site, base + "?status=none_known")
+    assert len(quiet["norms"]) == 4 and {x["status"] for x in quiet["norms"]} == {"none_known"}
+    # Keyset pages keep the filter: one norm a page, every revoked norm once.
+    monkeypatch.setattr(web_data, "LIST_PAGE", 1)
+    seen, path = [], base + "?status=revoked"
+    while path:
+        chunk = get_json(site, path)
+        seen += [x["id"] for x in chunk["norms"]]
+        path = chunk["next"] and chunk["next"].replace("?", ".json?", 1)
+    assert seen == [n["decree201"], n["decree200"], n["bare"], n["revoked"]]
+    monkeypatch.undo()
+    html = get_html(site, f"/jurisdiction/{JUAZEIRO}")
+    assert "Legal status" in html and 'class="badge legal legal-revoked"' in html
+    assert html.count('class="badge legal legal-') == 6  # "no revocation known" stays quiet
+    home = get_html(site, "/")
+    assert 'class="badge legal legal-revoked"' in home
+    document = get_json(site, f"/document/{site.documents['revoked']}.json")
+    assert document["norm"]["status"] == "revoked"
+
+
+def test_quality_lists_unmatched_records_disagreeing_headings_and_enrichment_problems(
+        site, monkeypatch):
+    quality = get_json(site, "/quality.json")
+    unmatched = quality["unmatched"]
+    assert (unmatched["total"], unmatched["total_exact"]) == (1, True)
+    [alone] = unmatched["records"]
+    assert (alone["record_id"], alone["norm_id"], alone["reason"], alone["number"]) == (
+        site.records["sn"], site.norms["sn"], "no number (s/n)", "s/n")
+    headings = quality["headings"]
+    assert headings["total"] == 2
+    by_record = {r["record_id"]: r for r in headings["records"]}
+    misread = by_record[site.records["altering"]]
+    assert misread["disagreements"] == [{
+        "field": "number", "heading": "1165", "source": "1169", "ocr_misreading": True,
+        "detail": "printed '1.165': a near match, probably misread"}]
+    assert misread["ocr_misreading"] and misread["norm_id"] == site.norms["altering"]
+    dated = by_record[site.records["seed_dump"]]
+    assert [(d["field"], d["ocr_misreading"]) for d in dated["disagreements"]] == [
+        ("date", False)]
+    assert dated["norm_id"] == site.norms["seed"] and dated["source"]["base_url"] is None
+    problems = {p["kind"]: p for p in quality["enrich_problems"]["problems"]}
+    cycle = problems["revocation cycle"]
+    assert [x["id"] for x in cycle["norms"]] == [site.norms["decree200"], site.norms["decree201"]]
+    assert "revoke one another" in cycle["message"]
+    heading = problems["heading"]
+    assert heading["record_id"] == site.records["altering"]
+    assert [x["id"] for x in heading["norms"]] == [site.norms["altering"]]
+    assert "heading not read again" in heading["message"]
+    html = get_html(site, "/quality")
+    for shown in ("Records not matched", "no number (s/n)", f'href="/norm/{site.norms["sn"]}"',
+                  "Headings that disagree with their source", "<q>1165</q>", "<q>1169</q>",
+                  "looks like it", "Enrichment problems", "revocation cycle",
+                  f'<a href="/norm/{site.norms["decree200"]}">Decreto nº 200/2015</a>'):
+        assert shown in html, shown
+    # Scoped like the rest of the page.
+    elsewhere = get_json(site, "/quality.json?j=2611101")
+    assert elsewhere["unmatched"]["records"] == [] and elsewhere["headings"]["records"] == []
+    assert elsewhere["enrich_problems"]["problems"] == []
+    here = get_json(site, f"/quality.json?j={JUAZEIRO}")
+    assert len(here["enrich_problems"]["problems"]) == 2 and here["headings"]["total"] == 2
+    # Each section pages on its own token.
+    from locleg.web import review
+
+    monkeypatch.setattr(review, "REVIEW_PAGE", 1)
+    for section, rows, key, expected in (
+            ("headings", "records", "record_id",
+             {site.records["altering"], site.records["seed_dump"]}),
+            ("enrich_problems", "problems", "id", {cycle["id"], heading["id"]})):
+        seen, path = [], f"/quality.json?j={JUAZEIRO}"
+        while path:
+            chunk = get_json(site, path)[section]
+            seen += [r[key] for r in chunk[rows]]
+            path = chunk["next"] and chunk["next"].replace("/quality?", "/quality.json?", 1)
+        assert len(seen) == len(expected) and set(seen) == expected, section
+
+
+def test_labels_cover_every_status_and_citation_kind():
+    from locleg.enrich.citation_model import KINDS
+    from locleg.enrich.status import RANK
+    from locleg.web.render import CITATION_KINDS, STATUS_LABELS
+
+    assert set(CITATION_KINDS) == set(KINDS)
+    assert set(STATUS_LABELS) == set(web_data.LEGAL_STATUSES) == set(RANK)
+    assert STATUS_LABELS["none_known"] == "no revocation known"
 
 
 # -- bad input ------------------------------------------------------------------------------
@@ -334,9 +707,15 @@ def test_scripts_in_ementas_and_texts_are_shown_as_text(site):
     norm_id = site.norms["xss"]
     for path in (f"/norm/{norm_id}", f"/document/{site.documents['xss']}",
                  f"/jurisdiction/{JUAZEIRO}", "/", "/search?q=alert",
-                 "/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E+rua"):
+                 "/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E+rua",
+                 # a citation's sentence that carries markup, where citations are shown
+                 f"/norm/{site.norms['decree200']}", f"/norm/{site.norms['bare']}",
+                 f"/citations?j={JUAZEIRO}", f"/citations?to={site.norms['bare']}"):
         html = get_html(site, path)
         assert "<script>" not in html and "<img src=x" not in html, path
+    for path in (f"/norm/{site.norms['decree200']}", f"/norm/{site.norms['bare']}",
+                 f"/citations?j={JUAZEIRO}"):
+        assert str(escape(XSS_CITATION)) in get_html(site, path), path
     html = get_html(site, f"/norm/{norm_id}")
     assert "&lt;script&gt;alert(&#39;ementa&#39;)&lt;/script&gt;" in html
     assert "&lt;img src=x onerror=alert(&#39;texto&#39;)&gt;" in html
@@ -393,7 +772,8 @@ def test_docs_describe_every_route_and_field(site):
     assert served - documented == set()
     for path in ("/index.json", "/uf/BA.json", f"/jurisdiction/{JUAZEIRO}.json",
                  f"/norm/{site.norms['seed']}.json", f"/document/{site.documents['seed']}.json",
-                 "/search.json?q=moto", "/quality.json", "/sources.json", "/api.json"):
+                 "/search.json?q=moto", "/quality.json", "/sources.json", "/api.json",
+                 f"/citations.json?from={site.norms['seed']}"):
         for key in get_json(site, path):
             assert f'"{key}"' in doc, f"{path}: {key} is not in docs/api.md"
 
@@ -540,6 +920,7 @@ def _routes(site) -> list[tuple[str, list[str], list[str]]]:
 
 def _valid(site, name: str) -> str:
     return {"uf": "BA", "code": str(JUAZEIRO), "norm_id": str(site.norms["seed"]),
+            "urn": SEED_URN,
             "document_id": str(site.documents["seed"]),
             "version_id": str(site.versions["seed"])}[name]
 

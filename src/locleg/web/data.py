@@ -44,6 +44,9 @@ _ID = re.compile(r"[0-9]{1,12}")  # ASCII digits only: "²".isdigit() is True
 _YEAR = re.compile(r"[0-9]{1,4}|none")
 STATUSES = ("pending", "extracted", "empty", "failed")
 FACETS = ("type", "year", "method", "text")
+# A norm's legal life (enrich/status.py), strongest first; none_known is "no revocation
+# known", never "in force".
+LEGAL_STATUSES = ("revoked", "revoked_in_part", "suspended", "altered", "none_known")
 
 
 class NotFound(Exception):
@@ -121,14 +124,14 @@ def _norm_summary(row) -> dict:
         "id": row.id, "jurisdiction_code": row.jurisdiction_code,
         "jurisdiction": row.name, "uf": row.uf, "type_raw": row.type_raw,
         "type": row.type_normalized, "number": row.number, "year": row.year,
-        "date": _as_date(row.date), "ementa": row.ementa,
+        "date": _as_date(row.date), "ementa": row.ementa, "status": row.status,
     }
 
 
 def _summary_query() -> Select:
     return (select(norm.c.id, norm.c.jurisdiction_code, jurisdiction.c.name, jurisdiction.c.uf,
                    norm.c.type_raw, norm.c.type_normalized, norm.c.number, norm.c.year,
-                   norm.c.date, norm.c.ementa, norm.c.removed_at)
+                   norm.c.date, norm.c.ementa, norm.c.removed_at, norm.c.status)
             .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code))
 
 
@@ -282,6 +285,12 @@ def parse_listing_filters(params: dict[str, list[str]]) -> dict[str, str]:
         if name == "year" and not _YEAR.fullmatch(value):
             raise BadRequest("year is a year such as 2011, or 'none'")
         filters[name] = value
+    statuses = [v for v in params.get("status", []) if v]
+    if statuses:
+        if statuses[-1] not in LEGAL_STATUSES:
+            raise BadRequest(f"status is one of {', '.join(LEGAL_STATUSES)}, not "
+                             f"{quoted(statuses[-1][:40])}")
+        filters["status"] = statuses[-1]
     return filters
 
 
@@ -308,6 +317,12 @@ def _filter_clauses(filters: dict[str, str]) -> list:
                        (" " + search_norm.c.methods + " ").like(f"% {method} %"))
     if "text" in filters:
         clauses.append(search_norm.c.has_text.is_(filters["text"] == "yes"))
+    if "status" in filters:
+        # Status lives on the norm (enrichment changes it without touching the index); read
+        # row by row along the listing's own order, so a common status costs nothing more.
+        legal = norm.alias("legal")
+        clauses.append(select(legal.c.id).where(legal.c.id == search_norm.c.norm_id,
+                                                legal.c.status == filters["status"]).exists())
     return clauses
 
 
@@ -358,6 +373,7 @@ def jurisdiction_page(store: Store, code_text: str, filters: dict[str, str],
             facets, exact = _live_facets(conn, code, filters)
         else:
             facets = _stored_facets(conn, f"j:{code}")
+            facets["status"] = _status_facet(conn, code)
         listing = _listing(conn, code, filters, after, LIST_PAGE)
         sources = _sources_of(conn, [code]).get(code, [])
         pending = pending_changes(conn)
@@ -386,23 +402,40 @@ def _stored_facets(conn: Connection, scope: str) -> dict[str, list[dict]]:
     return _facet_lists(found)
 
 
+def _status_facet(conn: Connection, code: int) -> list[dict]:
+    """Norms of a jurisdiction per legal status, counted now: enrichment changes a status
+    without touching the search index whose counts the other facets come from."""
+    counts = Counter(dict(conn.execute(
+        select(norm.c.status, func.count())
+        .where(norm.c.jurisdiction_code == code, norm.c.merged_into.is_(None))
+        .group_by(norm.c.status)).all()))
+    return _status_list(counts)
+
+
+def _status_list(counts: Counter) -> list[dict]:
+    return [{"value": s, "count": int(counts[s])} for s in LEGAL_STATUSES if counts[s]]
+
+
 def _live_facets(conn: Connection, code: int, filters: dict[str, str]
                  ) -> tuple[dict[str, list[dict]], bool]:
     rows = conn.execute(
         select(search_norm.c.type, search_norm.c.year, search_norm.c.methods,
-               search_norm.c.has_text)
+               search_norm.c.has_text, norm.c.status)
+        .join(norm, norm.c.id == search_norm.c.norm_id)
         .where(search_norm.c.jurisdiction_code == code, *_filter_clauses(filters))
         .limit(FACET_BOUND + 1)
     ).all()
     exact = len(rows) <= FACET_BOUND
     found: dict[str, Counter] = {f: Counter() for f in FACETS}
-    for type_, year, methods, has_text in rows[:FACET_BOUND]:
+    statuses: Counter = Counter()
+    for type_, year, methods, has_text, status in rows[:FACET_BOUND]:
         found["type"][type_] += 1
         found["year"][str(year) if year else "none"] += 1
         for method in methods.split() or ["none"]:
             found["method"][method] += 1
         found["text"]["yes" if has_text else "no"] += 1
-    return _facet_lists(found), exact
+        statuses[status] += 1
+    return {**_facet_lists(found), "status": _status_list(statuses)}, exact
 
 
 def _facet_lists(found: dict[str, Counter]) -> dict[str, list[dict]]:
@@ -476,8 +509,18 @@ def _record_view(r, src) -> dict:
         "heading": {"type": r["heading_family"], "number": r["heading_number"],
                     "year": r["heading_year"], "date": _as_date(r["heading_date"])}
         if r["heading_version_id"] is not None else None,
+        "heading_disagreement": _json_list(r["heading_disagreement"]),
         "source": source_view(src),
     }
+
+
+def _json_list(text: str | None) -> list[dict]:
+    """A JSON list of objects stored by enrichment; anything else reads as empty."""
+    try:
+        value = json.loads(text) if text else []
+    except ValueError:
+        return []
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def resolve_norm_id(conn: Connection, norm_id: int) -> dict:
@@ -516,7 +559,7 @@ def norm_page(store: Store, norm_id_text: str) -> dict:
             "provenance": json.loads(n["provenance"] or "{}"),
             "conflicts": json.loads(n["conflicts"]) if n["conflicts"] else {},
             "first_seen_at": n["first_seen_at"], "changed_at": n["changed_at"],
-            "removed_at": n["removed_at"],
+            "removed_at": n["removed_at"], "enriched_at": n["enriched_at"],
             "jurisdiction": {"ibge_code": n["jurisdiction_code"], "name": n["jurisdiction_name"],
                              "uf": n["uf"], "level": n["level"]},
         },
@@ -685,6 +728,8 @@ def quality_page(store: Store, code_text: str | None, after_text: str | None) ->
             {"what": "extract everything again", "command": f"locleg extract --force{flag}"},
             {"what": "counts per stage and jurisdiction",
              "command": "locleg status --by jurisdiction"},
+            {"what": "read headings, citations and legal status of what changed",
+             "command": "locleg enrich"},
         ],
     }
 

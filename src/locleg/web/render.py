@@ -31,6 +31,17 @@ TYPE_LABELS = {
 METHOD_LABELS = {"ocr": "OCR", "text": "text layer", "mixed": "text + OCR", "html": "HTML",
                  "plain": "plain text", "none": "no text"}
 ROLE_LABELS = {"texto_integral": "texto integral", "anexo": "anexo"}
+# A norm's legal status as shown: silence is "no revocation known", never "in force".
+STATUS_LABELS = {"revoked": "revoked", "revoked_in_part": "revoked in part",
+                 "suspended": "suspended", "altered": "altered",
+                 "none_known": "no revocation known"}
+# What a citation does to the norm it names, as a reader says it.
+CITATION_KINDS = {"cites": "cites", "revokes": "revokes", "revokes_in_part": "revokes in part",
+                  "alters": "alters", "regulates": "regulates",
+                  "altered_by": "altered by (note in its text)",
+                  "revoked_by": "revoked by (note in its text)",
+                  "revoked_in_part_by": "revoked in part by (note in its text)",
+                  "regulated_by": "regulated by (note in its text)"}
 
 
 def wants_json(request: Request) -> bool:
@@ -134,6 +145,7 @@ def when(value: Any) -> str:
 
 
 env.globals.update(url=url, type_label=type_label, norm_title=norm_title, json_href=json_href,
-                   METHOD_LABELS=METHOD_LABELS, ROLE_LABELS=ROLE_LABELS)
+                   METHOD_LABELS=METHOD_LABELS, ROLE_LABELS=ROLE_LABELS,
+                   STATUS_LABELS=STATUS_LABELS, CITATION_KINDS=CITATION_KINDS)
 # `x|http_url`: the address when it may be a link (http or https only), else None.
 env.filters.update(number=number, size=size, when=when, http_url=public_url)

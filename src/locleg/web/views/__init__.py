@@ -2,10 +2,10 @@
 
 from fastapi import APIRouter
 
-from . import corpus, documents, operations, search
+from . import citations, corpus, documents, operations, search
 
 router = APIRouter()
-for module in (corpus, documents, search, operations):
+for module in (corpus, documents, citations, search, operations):
     router.include_router(module.router)
 
 __all__ = ["router"]

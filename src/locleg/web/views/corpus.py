@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Request
 
 from .. import data
-from ..render import METHOD_LABELS, respond, type_label, url
+from ..render import METHOD_LABELS, STATUS_LABELS, respond, type_label, url
 
 router = APIRouter(tags=["corpus"])
 
@@ -28,10 +28,12 @@ def jurisdiction(
     year: str | None = Query(None, description="a year, or 'none'"),
     method: str | None = Query(None, description="extraction method: ocr, text, html, ..."),
     text: str | None = Query(None, description="'yes' (has text) or 'no'"),
+    status: str | None = Query(None, description="legal status: revoked, revoked_in_part, "
+                                                 "suspended, altered or none_known"),
     after: str | None = Query(None, description="page token from `next`"),
 ):
     params = {"type": [type or ""], "year": [year or ""], "method": [method or ""],
-              "text": [text or ""]}
+              "text": [text or ""], "status": [status or ""]}
     filters = data.parse_listing_filters(params)
     page = data.jurisdiction_page(request.app.state.store, code, filters,
                                   data.parse_after(after))
@@ -57,4 +59,6 @@ def _label(facet: str, value: str) -> str:
         return METHOD_LABELS.get(value, value)
     if facet == "text":
         return "has text" if value == "yes" else "no text yet"
+    if facet == "status":
+        return STATUS_LABELS.get(value, value)
     return "unknown year" if value == "none" else value

@@ -10,6 +10,7 @@ from fastapi.responses import Response
 
 from ...blobs import BlobError
 from .. import data
+from ..citations import legal_life
 from ..render import error_page, respond
 
 router = APIRouter(tags=["norms"])
@@ -27,9 +28,13 @@ MAX_PAGE_AFTER = 1_000_000
 
 
 @router.get("/norm/{norm_id}", name="norm",
-            summary="A norm: metadata, URN, relations, documents with extraction and text")
+            summary="A norm: metadata, records, legal status, citations, relations, documents")
 def norm(request: Request, norm_id: str):
-    return respond(request, "norm.html", data.norm_page(request.app.state.store, norm_id))
+    store = request.app.state.store
+    page = data.norm_page(store, norm_id)
+    life = legal_life(store, page["norm"]["id"])
+    page["norm"].update(life.pop("norm"))
+    return respond(request, "norm.html", {**page, **life})
 
 
 @router.get("/document/{document_id}", name="document",

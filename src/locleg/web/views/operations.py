@@ -6,20 +6,37 @@ from fastapi import APIRouter, Query, Request
 
 from .. import data
 from ..render import respond, url
+from ..review import review
 
 router = APIRouter(tags=["operations"])
 
 
 @router.get("/quality", name="quality",
-            summary="Extraction status counts, OCR confidence histogram, failures")
+            summary="Extraction counts, OCR confidence, failures; records not matched, "
+                    "headings that disagree, enrichment problems")
 def quality(request: Request,
             j: str | None = Query(None, description="IBGE code of one jurisdiction"),
-            after: str | None = Query(None, description="page token from `next`")):
-    page = data.quality_page(request.app.state.store, j, after)
-    base = {"j": j} if j else {}
+            after: str | None = Query(None, description="failures: page token from `next`"),
+            unmatched_after: str | None = Query(
+                None, description="records not matched: page token from `unmatched.next`"),
+            headings_after: str | None = Query(
+                None, description="headings that disagree: token from `headings.next`"),
+            problems_after: str | None = Query(
+                None, description="enrichment problems: token from `enrich_problems.next`")):
+    store = request.app.state.store
+    page = data.quality_page(store, j, after)
+    base = {"j": str(page["scope"]["ibge_code"])} if page["scope"]["ibge_code"] else {}
     page["next"] = url("/quality", {**base, "after": page["next_after"]}) \
         if page["next_after"] else None
-    return respond(request, "quality.html", page)
+    sections = review(store, page["scope"]["ibge_code"], {
+        "unmatched_after": unmatched_after, "headings_after": headings_after,
+        "problems_after": problems_after})
+    for name, token in (("unmatched", "unmatched_after"), ("headings", "headings_after"),
+                        ("enrich_problems", "problems_after")):
+        section = sections[name]
+        section["next"] = url("/quality", {**base, token: section["next_after"]}) \
+            if section["next_after"] else None
+    return respond(request, "quality.html", {**page, **sections})
 
 
 @router.get("/sources", name="sources", summary="Every source and its harvest health")
