@@ -23,12 +23,12 @@ from ..extract.image import IMAGE_ERRORS
 from ..extract.normalize import normalize_text
 from .heading import Disagreement, Heading, compare, read_heading
 
-# Of 25 headings whose number OCR misread as a near match on damaged 200-dpi scans, a second
-# reading of the heading region recovered 8 at 400 dpi (0.20 s), 6 at 300 (0.15 s), 6 at 500
-# (0.28 s), 9 at 400 or 300, and none at the scan's own 200 dpi: settle() tries 400, then 300
-# (bench/enrich_headings.py --reread 600 --seed 5).
+# The page is OCRed whole at 300 dpi; a heading whose number it misread as a near match is
+# read again as a region, which recovers different cases at different resolutions (of 28 near
+# misreadings on damaged 200-dpi scans: 6 at 400 dpi, 8 at 300, 9 at the scan's own 200, more
+# in any of them; bench/enrich_headings.py --reread 600 --seed 21): settle() tries each.
 REREAD_DPI = 400
-REREAD_DPIS = (400, 300)
+REREAD_DPIS = (400, 300, 200)
 TOP_SHARE = 1 / 3  # the heading region when the heading's line is not known
 _LINE_MARGIN = 4  # lines read below the heading, for a heading placed lower than its line says
 _PAGE_LINES = 30  # a typed page holds at least this many lines
