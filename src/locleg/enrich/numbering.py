@@ -8,6 +8,7 @@ heading, resolving a citation.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..jurisdictions import fold
 
@@ -17,6 +18,7 @@ _NO_NUMBER = re.compile(r"^(s\s*/?\s*n[ºo°]?|sem\s+n[uú]mero|n/?c|-+|0+)$", r
 _NUMBER = re.compile(r"^0*(?P<digits>\d{1,3}(?:[.\s]\d{3})+|\d+)\s*(?:-\s*)?(?P<suffix>[a-z])?$")
 
 
+@lru_cache(maxsize=65536)  # numbers repeat across records, headings and citations
 def canonical_number(raw: str | None) -> str | None:
     """'2.199' -> '2199', '02199' -> '2199', '12-A' and '12a' -> '12-A', 's/n' -> None.
 

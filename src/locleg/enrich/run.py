@@ -37,11 +37,13 @@ from ..store.schema import (
 )
 from .citations import NormRef, citation_key, citation_urn, find_citations, revocation_cycles
 from .heading import compare, read_heading
-from .norms import records_changed
+from .identity import family_of
+from .norms import records_changed, resolve
 from .reread import RereadError, settle
 from .status import REVOKED, recompute
+from .types import OTHER
 
-BATCH = 200
+BATCH = 500  # norms per transaction: fewer commits (each an fsync on SQLite)
 TEXTO_INTEGRAL = "texto_integral"
 _REVOKING = ("revokes", "revoked_by")
 
@@ -121,7 +123,8 @@ def _read(corpus: Corpus, norm_ids: list[int], report: EnrichReport,
         live_ids = [r.id for r in reading.live]
         docs = conn.execute(
             select(record.c.id.label("record_id"), record.c.norm_id, record.c.type_normalized,
-                   record.c.number, record.c.year, record.c.date, record.c.heading_version_id,
+                   record.c.type_raw, record.c.number, record.c.year, record.c.date,
+                   record.c.heading_version_id,
                    document.c.role, version.c.id.label("version_id"), version.c.sha256)
             .join(document, document.c.record_id == record.c.id)
             .join(version, version.c.id == document.c.current_version_id)
@@ -180,6 +183,10 @@ def _read_headings(corpus: Corpus, docs: list, texts: dict, reading: _Reading,
         report.disagreements += bool(disagreements)
         reading.headings.append({
             "b_id": d.record_id, "b_version": d.version_id,
+            # only a record without a specific type of its own is keyed by its heading, and
+            # only one missing a field has a norm field to take from it
+            "typed_by_text": family_of(d.type_normalized, d.type_raw) in (None, OTHER),
+            "fills": None in (d.number, d.year, d.date),
             "b_family": heading.type if heading else None,
             "b_number": heading.number if heading else None,
             "b_year": heading.year if heading else None,
@@ -215,11 +222,21 @@ def _write(conn: Connection, reading: _Reading, report: EnrichReport) -> None:
             heading_number=bindparam("b_number"), heading_year=bindparam("b_year"),
             heading_date=bindparam("b_date"),
             heading_disagreement=bindparam("b_disagreement")), reading.headings)
-    # Every record of these norms is matched again: a generic record ("Legislação Municipal")
-    # typed by its heading may now join a norm, and a corpus made before norms had identity
-    # merges here (its records are queued by migration 0007). Cheap when nothing moves.
-    before = dict(conn.execute(select(record.c.id, record.c.norm_id).where(
-        record.c.norm_id.in_([n.id for n in reading.live]))).all())
+    # Records matched again: those whose heading was just read (a generic record, "Legislação
+    # Municipal", typed by it may now join a norm) and those of norms without a key (a lone
+    # record, or a corpus made before norms had identity, queued whole by migration 0007).
+    # A keyed norm's records were matched when they were written.
+    before = dict(conn.execute(
+        select(record.c.id, record.c.norm_id).join(norm, norm.c.id == record.c.norm_id)
+        .where(record.c.norm_id.in_([n.id for n in reading.live]),
+               or_(norm.c.key.is_(None),
+                   record.c.id.in_([h["b_id"] for h in reading.headings
+                                    if h["typed_by_text"]])))).all())
+    fill = [h["b_id"] for h in reading.headings if h["fills"] and not h["typed_by_text"]]
+    if fill:
+        filled = set(conn.scalars(select(record.c.norm_id).where(record.c.id.in_(fill))))
+        resolve(conn, filled, now)
+        affected |= filled
     if before:
         affected |= records_changed(conn, list(before), now)
         after = dict(conn.execute(select(record.c.id, record.c.norm_id).where(
