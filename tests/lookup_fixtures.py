@@ -20,10 +20,13 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from sqlalchemy import select
+
 from locleg.corpus import Corpus
 from locleg.enrich.run import enrich
 from locleg.search import refresh_index
 from locleg.store import utcnow
+from locleg.store.schema import jurisdiction
 from tests.explorer_fixtures import (
     JUAZEIRO,
     PETROLINA,
@@ -225,6 +228,10 @@ LOOKUPS: tuple[tuple[str, dict[str, list[str]], str], ...] = (
     ("lei 1996", {"status": ["revoked"]}, "law1996"),
 )
 
+# Numbers that every place of the filler has: each names up to MAX_NAMED norms.
+SHARED: tuple[tuple[str, dict[str, list[str]]], ...] = (
+    ("lei 3005", {}), ("lei nº 3.010", {}), ("decreto 201", {}), ("lei 3002 crédito", {}),
+)
 PLAIN: tuple[tuple[str, dict[str, list[str]]], ...] = (
     ("moto-táxi", {}), ("conselho municipal", {}), ("crédito suplementar", {}),
     ("feira livre", {"j": [J]}), ("regimento interno", {}), ("utilidade pública", {}),
@@ -272,7 +279,8 @@ def build_lookup_corpus(corpus: Corpus, filler: int = 0, seed: int = 9) -> Explo
     return ec
 
 
-_FILLER_PLACES = (JUAZEIRO, PETROLINA, SOBRADINHO, 2927408, 2907202)
+# The filler's norms go to these places and to the first municipalities of BA and PE.
+_FILLER_PLACES = (JUAZEIRO, PETROLINA, SOBRADINHO)
 _FILLER_TYPES = (("Lei Ordinária", "lei", 40), ("Decreto", "decreto", 35),
                  ("Portaria", "portaria", 15), ("Resolução", "resolucao", 5),
                  ("Lei Complementar", "lei.complementar", 5))
@@ -284,22 +292,31 @@ _SUBJECTS = ("o Conselho Municipal de Educação", "crédito suplementar ao orç
 _VERBS = ("Dispõe sobre", "Institui", "Regulamenta", "Autoriza", "Altera")
 
 
-def _add_filler(corpus: Corpus, count: int, seed: int) -> None:
+def _add_filler(corpus: Corpus, count: int, seed: int, places: int = 300) -> None:
     """Norms numbered as municipalities number them: laws and complementary laws in one
     running sequence per place, decrees, portarias and resolutions restarting every year;
     some amend or regulate an earlier law by its number, which then appears in their
     ementas."""
     rng = random.Random(seed)
     store = corpus.store
+    with store.engine.connect() as conn:
+        others = conn.scalars(
+            select(jurisdiction.c.ibge_code)
+            .where(jurisdiction.c.level == "municipal", jurisdiction.c.uf.in_(("BA", "PE")),
+                   jurisdiction.c.ibge_code.not_in(_FILLER_PLACES))
+            .order_by(jurisdiction.c.ibge_code).limit(places - len(_FILLER_PLACES))).all()
+    codes = (*_FILLER_PLACES, *others)
     sources = {code: store.ensure_source(code, "sapl", f"https://sapl.{code}.example")
-               for code in _FILLER_PLACES}
+               for code in codes}
     weights = [w for _, _, w in _FILLER_TYPES]
     running: dict[tuple[int, str], int] = {}
-    laws: dict[int, list[tuple[str, int]]] = {code: [] for code in _FILLER_PLACES}
-    rows: dict[int, list[dict]] = {code: [] for code in _FILLER_PLACES}
+    laws: dict[int, list[tuple[str, int]]] = {code: [] for code in codes}
+    rows: dict[int, list[dict]] = {code: [] for code in codes}
     first, span = date(1990, 1, 1), (date(2024, 12, 31) - date(1990, 1, 1)).days
     for i in range(count):
-        code = rng.choice(_FILLER_PLACES)
+        # A few big places hold most norms, as in real corpora.
+        code = codes[min(int(rng.paretovariate(1.2)) - 1, len(codes) - 1)] \
+            if rng.random() < 0.5 else rng.choice(codes)
         type_raw, family, _ = rng.choices(_FILLER_TYPES, weights)[0]
         day = first + timedelta(days=i * span // count)
         yearly = family in ("decreto", "portaria", "resolucao")

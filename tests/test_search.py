@@ -30,6 +30,7 @@ from locleg.search import (
     refresh_index,
     search,
 )
+from locleg.search.lookup import references
 from locleg.search.query import to_fts5, to_tsquery, with_joined_words
 from locleg.search.snippets import WINDOW, Highlighter
 from locleg.search.text import MARK_END, MARK_START, joined_variants
@@ -685,6 +686,35 @@ def asked(built, q: str, **params):
     request = SearchRequest.from_params({"q": [q], **{k: v if isinstance(v, list) else [v]
                                                       for k, v in params.items()}})
     return search(built.corpus.store, request)
+
+
+@pytest.mark.parametrize("q, read", [
+    ("lei 2199", [("lei", "2199", None)]),
+    ("Lei nº 2.199/2011", [("lei", "2199", 2011)]),
+    ("LEI N. 2.199/11", [("lei", "2199", 2011)]),
+    ("lei n 02199", [("lei", "2199", None)]),
+    ("2.199/2011", [(None, "2199", 2011)]),
+    ("2199 de 2011", [(None, "2199", 2011)]),
+    ("lc 45/2013", [("lei.complementar", "45", 2013)]),
+    ("lei complementar nº 45", [("lei.complementar", "45", None)]),
+    ("decreto 187 de 2011", [("decreto", "187", 2011)]),
+    ("Decreto nº 12-A/2013", [("decreto", "12-A", 2013)]),
+    ("lei 12a", [("lei", "12-A", None)]),
+    ("Resolução nº 3/2015", [("resolucao", "3", 2015)]),
+    ("emenda à lei orgânica 7", [("emenda.lei.organica", "7", None)]),
+    ("Emenda nº 7 à Lei Orgânica", [("emenda.lei.organica", "7", None)]),
+    ("Lei Municipal nº 1.167, de 02 de abril de 2014", [("lei", "1167", 2014)]),
+    ("moto-táxi lei 2199 e decreto 100/2012", [("lei", "2199", None),
+                                              ("decreto", "100", 2012)]),
+    ("2199", []), ("leilão 5", []), ('"lei 2199"', []), ("-lei 2199", []),
+    ("NOT lei 2199", []), ("06/11/2008", []), ("lei", []), ("lei orgânica", []),
+])
+def test_references_are_read_from_queries(q, read):
+    found = references(q)
+    assert [(r.family, r.number, r.year) for r in found] == read
+    assert all(r.typed and r.typed in q for r in found)
+    assert references("lc 45")[0].typed == "lc 45"  # as typed, not as read
+    assert references("lei estadual 12.000")[0].sphere == "estadual"
 
 
 @pytest.mark.parametrize("q, params, first", LOOKUPS, ids=[f"{q}|{p}" for q, p, _ in LOOKUPS])

@@ -22,6 +22,7 @@ from .config import corpus_path, read_settings
 from .enrich.status import NONE_KNOWN, STATUS_LABELS
 from .search import (
     DEADLINE,
+    STATUSES,
     Budget,
     SearchRequest,
     csv_lines,
@@ -31,7 +32,6 @@ from .search import (
     refresh_index,
 )
 from .search import search as run_search
-from .search.engine import STATUSES
 from .search.text import MARK_END, MARK_START
 from .store import Store
 

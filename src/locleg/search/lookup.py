@@ -30,7 +30,8 @@ MAX_NAMED = 100
 # number and year name several: the higher norm, as a reader would.
 FAMILY_ORDER = ("lei.organica", "emenda.lei.organica", "lei.complementar", "lei",
                 "decreto.legislativo", "decreto", "resolucao", "portaria")
-_LEVEL = {"municipal": "municipal", "estadual": "estadual", "distrital": "distrital"}
+# A sphere written in the query ("lei municipal 1.167") is the level of the jurisdiction.
+_LEVELS = ("municipal", "estadual", "distrital")
 # "lc 45": the acronym typed in lowercase, which the citation grammar reads only in capitals.
 _LOWER_LC = re.compile(r"(?<![^\W_])lc(?=[\s.]*(?:n|\d))", re.IGNORECASE)
 _WORD_START = re.compile(r"(?<![^\s(\"'])[^\W_]")
@@ -122,7 +123,7 @@ def named_norms(conn: Connection, found: list[Reference], *, jurisdictions: tupl
             query = query.where(norm.c.year >= year_from)
         if year_to:
             query = query.where(norm.c.year <= year_to)
-        level = _LEVEL.get(reference.sphere or "")
+        level = reference.sphere if reference.sphere in _LEVELS else None
         if ufs or level:
             query = query.join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
             if ufs:
