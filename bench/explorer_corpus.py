@@ -180,8 +180,10 @@ def build(n_norms: int, folder: Path, seed: int = 1) -> Path:
             ementa = "Dispõe sobre " + " ".join(ementa_words) + " e dá outras providências."
             noisy = rng.random() < 0.30
             failed = rng.random() < 0.02
+            # Numbers run per jurisdiction, so every record is a norm of its own (one key).
             norms.append((norm_id, source_of[code], code, str(norm_id), type_raw, type_norm,
-                          str(counters[code]), year, signed, ementa, STAMP, STAMP, STAMP))
+                          str(counters[code]), year, signed, ementa, STAMP, STAMP, STAMP,
+                          f"{code}|{type_norm}|{counters[code]}|{year}"))
             sha = hashlib.sha256(str(norm_id).encode()).hexdigest()
             docs.append((norm_id, norm_id, "texto_integral",
                          f"https://sapl.{code}.example/{norm_id}.pdf", norm_id, STAMP))
@@ -199,11 +201,17 @@ def build(n_norms: int, folder: Path, seed: int = 1) -> Path:
                                 sum(len(t) for t in texts), None, STAMP))
             pages += [(norm_id, k, method, confidence, t) for k, t in enumerate(texts, 1)]
         db.executemany(
-            "INSERT INTO norm (id, source_id, jurisdiction_code, native_id, type_raw, "
-            "type_normalized, number, year, date, ementa, first_seen_at, last_seen_at, "
-            "changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", norms)
+            "INSERT INTO norm (id, jurisdiction_code, key, family, number_key, type_raw, "
+            "type_normalized, number, year, date, ementa, provenance, records, first_seen_at, "
+            "changed_at) VALUES (?1, ?3, ?14, ?6, ?7, ?5, ?6, ?7, ?8, ?9, ?10, '{}', 1, ?11, "
+            "?13)", norms)
         db.executemany(
-            "INSERT INTO document (id, norm_id, role, url, current_version_id, created_at) "
+            "INSERT INTO record (id, norm_id, source_id, jurisdiction_code, native_id, "
+            "type_raw, type_normalized, number, year, date, ementa, first_seen_at, "
+            "last_seen_at, changed_at) VALUES (?1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+            "?11, ?12, ?13)", [n[:13] for n in norms])
+        db.executemany(
+            "INSERT INTO document (id, record_id, role, url, current_version_id, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?)", docs)
         db.executemany(
             "INSERT INTO version (id, document_id, sha256, size, media_type, fetched_at, "
@@ -218,6 +226,8 @@ def build(n_norms: int, folder: Path, seed: int = 1) -> Path:
         print(f"  {min(start + batch, n_norms):,} norms written "
               f"({time.monotonic() - started:,.0f} s)", flush=True)
     db.execute("DELETE FROM search_queue")
+    # Enrichment (citations in random words) is not what this corpus measures.
+    db.execute("DELETE FROM enrich_queue")
     db.commit()
     db.close()
     loaded = time.monotonic() - started
