@@ -12,8 +12,9 @@ import threading
 import time
 from datetime import date
 
+import httpx
 import pytest
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 
 from locleg.corpus import init_corpus
 from locleg.search import (
@@ -29,6 +30,7 @@ from locleg.search import (
     refresh_index,
     search,
 )
+from locleg.search.lookup import references
 from locleg.search.query import to_fts5, to_tsquery, with_joined_words
 from locleg.search.snippets import WINDOW, Highlighter
 from locleg.search.text import MARK_END, MARK_START, joined_variants
@@ -39,10 +41,12 @@ from tests.explorer_fixtures import (
     FORMULAS,
     JUAZEIRO,
     PETROLINA,
+    LiveServer,
     add_formula_norm,
     build_big_text_corpus,
     build_explorer_corpus,
 )
+from tests.lookup_fixtures import LOOKUPS, build_lookup_corpus
 
 _databases = iter(range(10_000))
 
@@ -257,6 +261,9 @@ def test_export_streams_every_match(explorer):
     ({"sort": ["date"], "after": ["d99999999999999999999_1"]}, "damaged"),
     ({"sort": ["date"], "after": ["r-1.5_1"]}, "damaged"),
     ({"sort": ["date"], "after": ["d²_1"]}, "damaged"),
+    ({"number": ["s/n"]}, "not a norm number"), ({"number": ["0"]}, "not a norm number"),
+    ({"number": ["9" * 40]}, "not a norm number"), ({"number": ["º"]}, "not a norm number"),
+    ({"status": ["in_force"]}, "unknown status"), ({"status": ["Revoked"]}, "unknown status"),
 ])
 def test_bad_parameters_are_refused_with_a_reason(params, message):
     with pytest.raises(QueryError, match=re.escape(message)):
@@ -639,12 +646,12 @@ def test_search_command_deadline_is_one_clear_line(corpus):
 def test_csv_cells_that_start_a_formula_are_neutralised():
     rows = [{"norm_id": 1, "jurisdiction_code": 2, "uf": "BA", "jurisdiction": f,
              "type_raw": f, "type": "lei", "number": f, "year": 2011, "date": date(2011, 6, 27),
-             "ementa": f, "source_url": f} for f in FORMULAS]
+             "ementa": f, "source_url": f, "status": "revoked", "urn": f} for f in FORMULAS]
     parsed = list(csv.reader(io.StringIO("".join(csv_lines(rows)))))
-    assert parsed[0][0] == "norm_id"
+    assert parsed[0][0] == "norm_id" and parsed[0][11:] == ["status", "urn"]
     for row, formula in zip(parsed[1:], FORMULAS, strict=True):
-        assert row[3] == row[4] == row[6] == row[9] == row[10] == "'" + formula
-        assert row[8] == "2011-06-27" and row[0] == "1"
+        assert row[3] == row[4] == row[6] == row[9] == row[10] == row[12] == "'" + formula
+        assert row[8] == "2011-06-27" and row[0] == "1" and row[11] == "revoked"
 
 
 def test_search_command_csv_neutralises_formulas(corpus):
@@ -657,3 +664,313 @@ def test_search_command_csv_neutralises_formulas(corpus):
         "'@SUM(A1)", "'-2+3", "'+cmd|' /C calc'!A0")
     lines = run_cli("search", "planilha", "--jsonl", corpus=corpus.folder, check=True)
     assert json.loads(lines.stdout)["number"] == "-2+3"  # JSON is data, not a spreadsheet
+
+
+# -- finding a norm by its number, legal status, authority (issue 9) --------------------------
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def lookup(request, tmp_path_factory):
+    """The lookup corpus (tests/lookup_fixtures.py), enriched and indexed, once per backend."""
+    url = None
+    if request.param == "postgresql":
+        server = request.getfixturevalue("pg_server")
+        url = server.create_database(f"lookup{os.getpid()}_{next(_databases)}")
+    corpus = init_corpus(tmp_path_factory.mktemp("lookup") / "corpus", url)
+    built = build_lookup_corpus(corpus)
+    yield built
+    corpus.close()
+
+
+def asked(built, q: str, **params):
+    """A search as the API and the CLI make it: from query-string parameters."""
+    request = SearchRequest.from_params({"q": [q], **{k: v if isinstance(v, list) else [v]
+                                                      for k, v in params.items()}})
+    return search(built.corpus.store, request)
+
+
+@pytest.mark.parametrize("q, read", [
+    ("lei 2199", [("lei", "2199", None)]),
+    ("Lei nº 2.199/2011", [("lei", "2199", 2011)]),
+    ("LEI N. 2.199/11", [("lei", "2199", 2011)]),
+    ("lei n 02199", [("lei", "2199", None)]),
+    ("2.199/2011", [(None, "2199", 2011)]),
+    ("2199 de 2011", [(None, "2199", 2011)]),
+    ("lc 45/2013", [("lei.complementar", "45", 2013)]),
+    ("lei complementar nº 45", [("lei.complementar", "45", None)]),
+    ("decreto 187 de 2011", [("decreto", "187", 2011)]),
+    ("Decreto nº 12-A/2013", [("decreto", "12-A", 2013)]),
+    ("lei 12a", [("lei", "12-A", None)]),
+    ("Resolução nº 3/2015", [("resolucao", "3", 2015)]),
+    ("emenda à lei orgânica 7", [("emenda.lei.organica", "7", None)]),
+    ("Emenda nº 7 à Lei Orgânica", [("emenda.lei.organica", "7", None)]),
+    ("Lei Municipal nº 1.167, de 02 de abril de 2014", [("lei", "1167", 2014)]),
+    ("moto-táxi lei 2199 e decreto 100/2012", [("lei", "2199", None),
+                                              ("decreto", "100", 2012)]),
+    ("2199", []), ("leilão 5", []), ('"lei 2199"', []), ("-lei 2199", []),
+    ("NOT lei 2199", []), ("06/11/2008", []), ("lei", []), ("lei orgânica", []),
+])
+def test_references_are_read_from_queries(q, read):
+    found = references(q)
+    assert [(r.family, r.number, r.year) for r in found] == read
+    assert all(r.typed and r.typed in q for r in found)
+    assert references("lc 45")[0].typed == "lc 45"  # as typed, not as read
+    assert references("lei estadual 12.000")[0].sphere == "estadual"
+
+
+@pytest.mark.parametrize("q, params, first", LOOKUPS, ids=[f"{q}|{p}" for q, p, _ in LOOKUPS])
+def test_a_query_that_names_a_norm_puts_it_first(lookup, q, params, first):
+    result = asked(lookup, q, **params)
+    assert ids(result)[:1] == [lookup.norms[first]], q
+    assert result.hits[0].named and result.named[0] == lookup.norms[first]
+
+
+def test_the_law_comes_before_the_amendments_that_cite_its_number(lookup):
+    n = lookup.norms
+    result = asked(lookup, "lei 2199", j=str(JUAZEIRO))
+    # The amendments ("Altera a Lei nº 2.199/2011"), the decree that regulates it, the
+    # portaria that cites it and Decreto 2.199 hold the words and are newer: without the
+    # lookup one of them led.
+    assert ids(result)[0] == n["law2199"]
+    assert set(ids(result)[1:]) == {n["port35"], n["law2301"], n["law2250"], n["dec100"],
+                                    n["dec2199"]}
+    assert [h.named for h in result.hits] == [True, False, False, False, False, False]
+    assert [r.as_json() for r in result.references] == [
+        {"family": "lei", "number": "2199", "year": None, "typed": "lei 2199"}]
+    # One norm although two sources hold it (SAPL's "2.199" and the dump's "02199").
+    assert n["law2199"] == n["law2199_dump"]
+    assert result.total == 6
+
+
+def test_the_same_number_elsewhere_follows_by_authority_and_date(lookup):
+    n = lookup.norms
+    everywhere = asked(lookup, "lei 2199")
+    # Juazeiro's law is cited by four norms; Petrolina's by none.
+    assert ids(everywhere)[:2] == [n["law2199"], n["petro2199"]]
+    assert everywhere.named == [n["law2199"], n["petro2199"]]
+    typeless = asked(lookup, "2199/2011", j=str(JUAZEIRO))
+    assert typeless.named == [n["law2199"], n["port2199"]]  # the law, then the portaria
+    decrees = asked(lookup, "decreto 187", j=str(JUAZEIRO))
+    assert decrees.named == [n["dec187_2013"], n["dec187_2012"], n["dec187_2011"]]
+
+
+@pytest.mark.parametrize("q, kept, left", [
+    ("lei 1234", "law1234", "law1234a"), ("lei 1234-A", "law1234a", "law1234"),
+    ("lei complementar 45", "lc45", "law45"), ("lei 45", "law45", "lc45"),
+    ("LC 45/2013", "lc45", "lc52"), ("lei 7", "law7", "elo7"),
+    ("resolução 3/2015", "res3_2015", "dec3_2015"),
+])
+def test_a_number_names_only_its_own_type_and_suffix(lookup, q, kept, left):
+    result = asked(lookup, q, j=str(JUAZEIRO))
+    assert result.named == [lookup.norms[kept]] and lookup.norms[left] not in result.named
+
+
+@pytest.mark.parametrize("q", ['"lei 2199"', "2199", "lei", "NOT lei 2199 moto", "-lei moto",
+                               "lei 2199abc", "06/11/2008", "lei federal 2199"])
+def test_what_does_not_name_a_norm_stays_words(lookup, q):
+    result = asked(lookup, q)
+    assert result.named == [] and not any(h.named for h in result.hits)
+
+
+def test_a_reference_is_pinned_only_within_the_filters(lookup):
+    n = lookup.norms
+    decrees = asked(lookup, "lei 2199", type="decreto")
+    assert decrees.named == [] and n["law2199"] not in ids(decrees)
+    assert asked(lookup, "lei 2199", uf="PE").named == [n["petro2199"]]
+    assert asked(lookup, "lei 2199", year_to="2010").named == [n["petro2199"]]
+    assert asked(lookup, "lei 2199", status="revoked").named == []
+    assert asked(lookup, "lei 2199", text="yes").named == [n["law2199"], n["petro2199"]]
+    assert asked(lookup, "lei 2199", text="no").named == []
+    assert asked(lookup, "portaria 2199", text="no").named == [n["port2199"]]
+    assert asked(lookup, "lei 2199", min_confidence="0.6").named == [n["law2199"],
+                                                                     n["petro2199"]]
+    # 0.63 is off the 5 % steps of the index's tags: the named norms are checked exactly.
+    assert asked(lookup, "lei 2199", min_confidence="0.63").named == [n["law2199"]]
+    assert asked(lookup, "lei 9999").named == []
+
+
+def test_a_named_norm_is_a_match_whatever_the_sort_the_page_or_the_bound(lookup):
+    n, store = lookup.norms, lookup.corpus.store
+    # Words that only the named norm's neighbours hold: the law is still the first match.
+    words = asked(lookup, "lei 2199 crédito")
+    assert ids(words) == [n["law2199"], n["petro2199"], n["dec2199"]]
+    assert words.total == 3
+    by_date = asked(lookup, "lei 2199 crédito", sort="date")
+    assert ids(by_date) == [n["dec2199"], n["law2199"], n["petro2199"]]
+    everything = ids(asked(lookup, "lei 2199"))
+    for sort in ("relevance", "date"):
+        seen, after = [], None
+        while True:
+            page = search(store, SearchRequest(q="lei 2199", sort=sort, limit=2, after=after))
+            seen += ids(page)
+            if page.next_after is None:
+                break
+            after = page.next_after
+        assert sorted(seen) == sorted(everything) and len(seen) == len(everything)
+        if sort == "relevance":
+            assert seen == everything
+    # Past the bound (ranking within the 2 newest matches of the words), Petrolina's law,
+    # named but without the words, is counted once and listed; Juazeiro's holds them.
+    everything = {n["law2199"], n["petro2199"], n["law2250"], n["port35"], n["dec100"]}
+    assert set(ids(asked(lookup, "lei 2199 moto-táxi"))) == everything
+    bounded = search(store, SearchRequest(q="lei 2199 moto-táxi"), cap=2)
+    assert bounded.within == 2 and bounded.total == 5
+    assert ids(bounded)[:2] == [n["law2199"], n["petro2199"]]
+    seen, after = [], None
+    while True:
+        page = search(store, SearchRequest(q="lei 2199 moto-táxi", sort="date", limit=2,
+                                           after=after), cap=2)
+        assert page.total == 5
+        seen += ids(page)
+        if page.next_after is None:
+            break
+        after = page.next_after
+    assert set(seen) == everything and len(seen) == 5
+
+
+def test_the_number_filter(lookup):
+    n = lookup.norms
+    every = {n["law2199"], n["dec2199"], n["port2199"], n["petro2199"]}
+    for written in ("2199", "2.199", "02199", " 2.199 "):
+        assert set(ids(asked(lookup, "", number=written))) == every, written
+    assert ids(asked(lookup, "", number="2199", type="decreto")) == [n["dec2199"]]
+    assert ids(asked(lookup, "crédito", number="2199")) == [n["dec2199"]]
+    assert ids(asked(lookup, "", number="1234-A")) == [n["law1234a"]]
+    assert ids(asked(lookup, "", number="1234a")) == [n["law1234a"]]
+    assert ids(asked(lookup, "", number="1234")) == [n["law1234"]]
+    assert set(ids(asked(lookup, "", number=["45", "52"]))) == {n["lc45"], n["law45"],
+                                                                 n["lc52"]}
+    assert asked(lookup, "", number="2199").request.to_params() == [("number", "2199")]
+
+
+def test_the_status_filter_and_facet(lookup):
+    n = lookup.norms
+    assert ids(asked(lookup, "", status="revoked")) == [n["law1996"]]
+    assert set(ids(asked(lookup, "", status="altered"))) == {n["law2199"], n["lc45"]}
+    assert set(ids(asked(lookup, "", status=["revoked", "altered"]))) == {
+        n["law2199"], n["lc45"], n["law1996"]}
+    assert asked(lookup, "moto-táxi", status="suspended").hits == []
+    result = asked(lookup, "lei", j=str(JUAZEIRO))
+    facet = dict(result.facets["status"])
+    assert facet["revoked"] == 1 and facet["altered"] == 2
+    assert sum(facet.values()) == result.total
+    hits = {h.norm_id: h for h in asked(lookup, "moto-táxi").hits}
+    assert hits[n["law2199"]].status == "altered" and hits[n["port35"]].status == "none_known"
+    assert hits[n["law2199"]].urn == \
+        "urn:lex:br;bahia;juazeiro:municipal:lei:2011-06-27;2199"
+    assert hits[n["law2199"]].cited_by == 4
+
+
+def test_a_norm_cited_by_the_others_ranks_above_them(lookup):
+    n = lookup.norms
+    # The portaria naming the inspection committee is newer and its ementa holds the words
+    # as the law's does; the law is cited by it, by the amendments and by the decree.
+    order = ids(asked(lookup, "moto-táxi"))
+    assert order.index(n["law2199"]) < order.index(n["port35"])
+    assert order[0] == n["law2199"]
+    order = ids(asked(lookup, "serviço moto-táxi"))
+    assert order.index(n["law2199"]) < order.index(n["port35"])
+
+
+def test_status_and_cited_by_changes_requeue_the_norm(lookup):
+    """Enrichment writes status and cited_by: the index must follow (migration 0008)."""
+    n, store = lookup.norms, lookup.corpus.store
+    try:
+        with store.transaction() as conn:
+            conn.execute(text("UPDATE norm SET status = 'suspended' WHERE id = :id"),
+                         {"id": n["law45"]})
+        assert pending_changes(store) == 1
+        refresh_index(store)
+        assert ids(asked(lookup, "", status="suspended")) == [n["law45"]]
+        with store.transaction() as conn:
+            conn.execute(text("UPDATE norm SET cited_by = 9 WHERE id = :id"),
+                         {"id": n["port35"]})
+        assert pending_changes(store) == 1
+        refresh_index(store)
+        assert ids(asked(lookup, "moto-táxi"))[0] == n["port35"]
+    finally:
+        with store.transaction() as conn:
+            conn.execute(text("UPDATE norm SET status = 'none_known' WHERE id = :id"),
+                         {"id": n["law45"]})
+            conn.execute(text("UPDATE norm SET cited_by = 0 WHERE id = :id"),
+                         {"id": n["port35"]})
+        refresh_index(store)
+
+
+def test_the_export_starts_with_the_named_norm_and_carries_status_and_urn(lookup):
+    n, store = lookup.norms, lookup.corpus.store
+    rows = list(iter_matches(store, SearchRequest(q="lei 2199 crédito")))
+    assert [r["norm_id"] for r in rows] == [n["law2199"], n["petro2199"], n["dec2199"]]
+    assert rows[0]["status"] == "altered"
+    assert rows[0]["urn"] == "urn:lex:br;bahia;juazeiro:municipal:lei:2011-06-27;2199"
+    table = list(csv.DictReader(io.StringIO("".join(csv_lines(rows)))))
+    assert (table[0]["status"], table[0]["urn"]) == ("altered", rows[0]["urn"])
+    revoked = list(iter_matches(store, SearchRequest(statuses=("revoked",))))
+    assert [r["norm_id"] for r in revoked] == [n["law1996"]]
+
+
+def test_the_search_page_shows_status_and_the_named_norm(lookup):
+    n = lookup.norms
+    with LiveServer(lookup.corpus) as live, httpx.Client(base_url=live.url, timeout=30) as client:
+        data = client.get("/search.json", params={"q": "lei 2199", "j": JUAZEIRO}).json()
+        first = data["results"][0]
+        assert (first["norm_id"], first["named"], first["status"], first["status_label"]) == (
+            n["law2199"], True, "altered", "alterada")
+        assert data["lookup"]["named"] == [n["law2199"]]
+        revoked = client.get("/search.json", params={"q": "lei", "status": "revoked"}).json()
+        assert [r["norm_id"] for r in revoked["results"]] == [n["law1996"]]
+        status = {f["value"]: f for f in data["facets"]["status"]}
+        assert status["altered"]["label"] == "alterada"
+        assert "status=altered" in status["altered"]["toggle_url"]
+        numbered = client.get("/search.json", params={"number": "2.199", "type": "lei"}).json()
+        assert {r["norm_id"] for r in numbered["results"]} == {n["law2199"], n["petro2199"]}
+        html = client.get("/search", params={"q": "lei 1996"}).text
+        assert 'class="badge status status-revoked' in html and ">revogada</span>" in html
+        assert 'class="badge named"' in html
+        missing = client.get("/search", params={"q": "lei 9999"}).text
+        assert "No norm named <b>lei 9999</b>" in missing
+        export = client.get("/search.csv", params={"q": "lei 2199", "j": JUAZEIRO}).text
+        header, first_row = export.splitlines()[:2]
+        assert header.endswith(",source_url,status,urn")
+        assert first_row.startswith(f"{n['law2199']},") and ",altered,urn:lex:" in first_row
+        bad = client.get("/search.json", params={"q": "lei", "status": "vigente"})
+        assert bad.status_code == 400 and "unknown status" in bad.text
+
+
+def test_search_command_finds_a_norm_by_its_number(lookup):
+    n, folder = lookup.norms, lookup.corpus.folder
+    shown = run_cli("search", "lei 2199", "-j", str(JUAZEIRO), corpus=folder, check=True)
+    first = shown.stdout.splitlines()[0]
+    assert first.startswith("1. Lei Ordinária nº 2.199/2011") and "alterada" in first
+    assert f"norm {n['law2199']} · named" in first
+    as_json = json.loads(run_cli("search", "lei 2199", "--json", corpus=folder,
+                                 check=True).stdout)
+    assert as_json["results"][0]["norm_id"] == n["law2199"]
+    assert as_json["results"][0]["status"] == "altered" and as_json["results"][0]["named"]
+    assert as_json["lookup"]["named"][:1] == [n["law2199"]]
+    numbered = json.loads(run_cli("search", "--number", "2.199", "--type", "decreto",
+                                  "--json", corpus=folder, check=True).stdout)
+    assert [r["norm_id"] for r in numbered["results"]] == [n["dec2199"]]
+    revoked = run_cli("search", "--status", "revoked", corpus=folder, check=True)
+    assert "Lei Ordinária nº 1.996/2008" in revoked.stdout and "revogada" in revoked.stdout
+    assert "1 norms match" in revoked.stdout
+    table = run_cli("search", "lei 1996", "--csv", corpus=folder, check=True).stdout
+    row = next(csv.DictReader(io.StringIO(table)))
+    assert (row["norm_id"], row["status"]) == (str(n["law1996"]), "revoked")
+    missing = run_cli("search", "lei 9999", corpus=folder, check=True)
+    assert "no norm named lei 9999 within these filters" in missing.stdout
+    bad = run_cli("search", "--status", "vigente", corpus=folder)
+    assert bad.returncode == 2 and "vigente" in bad.stderr
+
+
+def test_migration_0008_reindexes_status_and_numbers(corpus):
+    """A corpus indexed before 0008 gets status and number into its index on upgrade."""
+    built = build_lookup_corpus(corpus)
+    store = corpus.store
+    store.downgrade("0007")
+    with store.engine.connect() as conn:
+        assert "status" not in {c["name"] for c in inspect(conn).get_columns("search_norm")}
+    store.migrate()
+    assert pending_changes(store) >= len(set(built.norms.values()))
+    refresh_index(store)
+    assert ids(asked(built, "", status="revoked")) == [built.norms["law1996"]]
+    assert ids(asked(built, "", number="1234-A")) == [built.norms["law1234a"]]

@@ -19,8 +19,10 @@ from .cli import (
     progress_bar,
 )
 from .config import corpus_path, read_settings
+from .enrich.status import NONE_KNOWN, STATUS_LABELS
 from .search import (
     DEADLINE,
+    STATUSES,
     Budget,
     SearchRequest,
     csv_lines,
@@ -68,6 +70,10 @@ def _marked(fragment: str) -> str:
 @click.option("--min-confidence", type=float, help="Lowest OCR confidence, 0..1.")
 @click.option("--text", "has_text", type=click.Choice(["yes", "no"]),
               help="Only norms with (yes) or without (no) text.")
+@click.option("--number", "numbers", multiple=True,
+              help="Only norms of this number: 2199, 2.199 and 02199 alike, 12-A (repeat).")
+@click.option("--status", "statuses", multiple=True, type=click.Choice(STATUSES),
+              help="Only norms of this legal status (repeat).")
 @click.option("--sort", type=click.Choice(["relevance", "date"]), default="relevance",
               show_default=True)
 @click.option("--limit", type=click.IntRange(1, 100), default=20, show_default=True,
@@ -80,15 +86,18 @@ def _marked(fragment: str) -> str:
               help="Stop a search (or each chunk of 1,000 exported rows) after this long.")
 @corpus_option
 def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_confidence,
-           has_text, sort, limit, as_json, as_jsonl, as_csv, timeout: float,
+           has_text, numbers, statuses, sort, limit, as_json, as_jsonl, as_csv, timeout: float,
            corpus_dir: Path | None) -> None:
-    """Full-text search: words, "exact phrases", prefix*, AND / OR / NOT, accents ignored."""
+    """Full-text search: words, "exact phrases", prefix*, AND / OR / NOT, accents ignored.
+
+    A query that names a norm ("lei 2199", "LC 45/2013", "2199/2011") lists it first."""
     params = {"q": [query], "uf": list(uf), "j": list(jurisdiction), "type": list(types),
               "year_from": [str(year_from)] if year_from is not None else [],
               "year_to": [str(year_to)] if year_to is not None else [],
               "method": list(method),
               "min_confidence": [str(min_confidence)] if min_confidence is not None else [],
-              "text": [has_text] if has_text else [], "sort": [sort], "limit": [str(limit)]}
+              "text": [has_text] if has_text else [], "number": list(numbers),
+              "status": list(statuses), "sort": [sort], "limit": [str(limit)]}
     request = SearchRequest.from_params(params)
     with opened(corpus_dir) as corpus:
         ensure_fresh(corpus.store, quiet=as_json or as_jsonl or as_csv)
@@ -108,25 +117,35 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
             "total": result.total, "total_exact": result.total_exact, "within": result.within,
             "facets": {k: [{"value": v, "count": c} for v, c in items]
                        for k, items in result.facets.items()},
+            "lookup": {"references": [r.as_json() for r in result.references],
+                       "named": result.named},
             "results": [{"norm_id": h.norm_id, "jurisdiction": {
                 "ibge_code": h.jurisdiction_code, "name": h.jurisdiction, "uf": h.uf},
                 "type_raw": h.type_raw, "type": h.type, "number": h.number, "year": h.year,
                 "date": h.date, "ementa": h.ementa, "ementa_html": str(h.ementa_html),
-                "snippet_html": str(h.snippet_html), "score": h.score} for h in result.hits],
+                "snippet_html": str(h.snippet_html), "score": h.score, "named": h.named,
+                "status": h.status, "urn": h.urn, "cited_by": h.cited_by}
+                for h in result.hits],
         })
         return
     if request.is_empty:
         console.print('Give words to search, e.g. locleg search "moto-táxi" --uf BA')
         return
+    if result.references and not result.named:
+        typed = ", ".join(printable(r.typed) for r in result.references)
+        console.print(f"[dim]no norm named {typed} within these filters[/]", highlight=False)
     if not result.hits:
         console.print("No norm matches.")
         return
     for i, h in enumerate(result.hits, 1):
         title = f"{h.type_raw or h.type or 'norma'} nº {h.number or 's/n'}" + (
             f"/{h.year}" if h.year else "")
-        console.print(f"[bold]{i}. {printable(title)}[/] · {printable(h.jurisdiction)} "
+        badge = f" [reverse] {STATUS_LABELS[h.status]} [/]" \
+            if h.status in STATUS_LABELS and h.status != NONE_KNOWN else ""
+        console.print(f"[bold]{i}. {printable(title)}[/]{badge} · {printable(h.jurisdiction)} "
                       f"({printable(h.uf)})" + (f" · {printable(h.date)}" if h.date else "")
-                      + f"  [dim]norm {h.norm_id}[/]",
+                      + f"  [dim]norm {h.norm_id}" + (" · named" if h.named else "")
+                      + (f" · {printable(h.urn)}" if h.urn else "") + "[/]",
                       highlight=False)
         if h.ementa:
             console.print("   " + _ementa_text(h), highlight=False)

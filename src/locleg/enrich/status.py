@@ -32,6 +32,11 @@ REVOKED, REVOKED_IN_PART, SUSPENDED, ALTERED = "revoked", "revoked_in_part", "su
     "altered"
 # Strongest first: a norm revoked in part and later revoked wholly is revoked.
 RANK = (REVOKED, SUSPENDED, REVOKED_IN_PART, ALTERED, NONE_KNOWN)
+# As shown to readers (badges, facets, the CLI): the Portuguese word a norm's status is known
+# by; silence is said as such, never as "em vigor".
+STATUS_LABELS = {REVOKED: "revogada", REVOKED_IN_PART: "revogada em parte",
+                 SUSPENDED: "suspensa", ALTERED: "alterada",
+                 NONE_KNOWN: "no revocation known"}
 # Acts another norm's text does to the norm it cites; and notes in a norm's own text about
 # what was done to it.
 _BY_OTHERS = {REVOKES: REVOKED, REVOKES_IN_PART: REVOKED_IN_PART, ALTERS: ALTERED}

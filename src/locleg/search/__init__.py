@@ -4,18 +4,20 @@
     >>> refresh_index(store)                       # after anything wrote norms or text
     >>> result = search(store, SearchRequest(q="moto-táxi", ufs=("BA",)))
     >>> [(h.jurisdiction, h.number, h.year) for h in result.hits]
+    >>> search(store, SearchRequest(q="lei 2199", jurisdictions=(2918407,))).hits[0].named
+    True                                           # the norm the query names comes first
 
 Every search runs within a Budget (DEADLINE seconds unless told otherwise): past it, the
 database stops the work and SearchTooCostly says to narrow the search.
 """
 
 from .budget import DEADLINE, Budget, SearchCancelled, SearchTooCostly
-from .engine import CAP, PAGE, UFS, Hit, SearchRequest, SearchResult, search
+from .engine import CAP, PAGE, STATUSES, UFS, Hit, SearchRequest, SearchResult, search
 from .export import EXPORT_COLUMNS, csv_lines, iter_matches, jsonl_lines
 from .index import pending_changes, rebuild_index, refresh_index
 from .query import QueryError, parse
 
-__all__ = ["CAP", "DEADLINE", "EXPORT_COLUMNS", "PAGE", "UFS", "Budget", "Hit", "QueryError",
-           "SearchCancelled", "SearchRequest", "SearchResult", "SearchTooCostly", "csv_lines",
-           "iter_matches", "jsonl_lines", "parse", "pending_changes", "rebuild_index",
-           "refresh_index", "search"]
+__all__ = ["CAP", "DEADLINE", "EXPORT_COLUMNS", "PAGE", "STATUSES", "UFS", "Budget", "Hit",
+           "QueryError", "SearchCancelled", "SearchRequest", "SearchResult", "SearchTooCostly",
+           "csv_lines", "iter_matches", "jsonl_lines", "parse", "pending_changes",
+           "rebuild_index", "refresh_index", "search"]

@@ -1,8 +1,9 @@
 """The filter attributes of every indexed norm, in compact arrays in the searching process.
 
 Facets and sorting need, for each of up to CAP candidate norms, its UF, jurisdiction, type,
-year, date, methods and confidence. Reading them row by row from search_norm costs ~50 ms
-per search at a million norms; from these arrays (about 20 bytes a norm) it costs a few.
+year, date, methods, confidence, legal status and cited-by count. Reading them row by row
+from search_norm costs ~50 ms per search at a million norms; from these arrays (about 25
+bytes a norm) it costs a few.
 The arrays follow the index: each use first asks for rows indexed since the last look.
 """
 
@@ -22,7 +23,8 @@ from ..store.search_schema import search_norm
 _OVERLAP = timedelta(minutes=2)
 _COLUMNS = (search_norm.c.norm_id, search_norm.c.jurisdiction_code, search_norm.c.uf,
             search_norm.c.type, search_norm.c.year, search_norm.c.day, search_norm.c.methods,
-            search_norm.c.has_text, search_norm.c.confidence, search_norm.c.indexed_at)
+            search_norm.c.has_text, search_norm.c.confidence, search_norm.c.status,
+            search_norm.c.cited_by, search_norm.c.indexed_at)
 
 
 class Attributes:
@@ -37,7 +39,10 @@ class Attributes:
         self.methods = array("h")
         self.has_text = array("b")
         self.confidence = array("f")
-        self.values: dict[str, list[str]] = {"uf": [""], "type": [""], "methods": [""]}
+        self.status = array("b")
+        self.cited_by = array("i")
+        self.values: dict[str, list[str]] = {"uf": [""], "type": [""], "methods": [""],
+                                             "status": [""]}
         self.codes: dict[str, dict[str, int]] = {k: {"": 0} for k in self.values}
         self.seen_up_to = None  # the newest indexed_at read
         self.lock = threading.Lock()
@@ -54,7 +59,7 @@ class Attributes:
         missing = size - len(self.code)
         if missing > 0:
             for column in (self.code, self.uf, self.type, self.year, self.day, self.methods,
-                           self.has_text):
+                           self.has_text, self.status, self.cited_by):
                 column.extend([0] * missing)
             self.confidence.extend([-1.0] * missing)
 
@@ -78,7 +83,7 @@ class Attributes:
         cursor = conn.connection.driver_connection.cursor()
         try:
             cursor.execute("SELECT norm_id, jurisdiction_code, uf, type, year, day, methods, "
-                           "has_text, confidence, NULL FROM search_norm")
+                           "has_text, confidence, status, cited_by, NULL FROM search_norm")
             while part := cursor.fetchmany(50_000):
                 self._store(part)
         finally:
@@ -92,7 +97,8 @@ class Attributes:
     def _store(self, part) -> None:
         if part:
             self._grow(max(r[0] for r in part) + 1)
-        for (norm_id, code, uf, type_, year, day, methods, has_text, confidence, _) in part:
+        for (norm_id, code, uf, type_, year, day, methods, has_text, confidence, status,
+             cited_by, _) in part:
             self.code[norm_id] = code
             self.uf[norm_id] = self._value("uf", uf)
             self.type[norm_id] = self._value("type", type_)
@@ -101,15 +107,19 @@ class Attributes:
             self.methods[norm_id] = self._value("methods", methods)
             self.has_text[norm_id] = 1 if has_text else 0
             self.confidence[norm_id] = -1.0 if confidence is None else confidence
+            self.status[norm_id] = self._value("status", status)
+            self.cited_by[norm_id] = cited_by
 
     def rows(self, conn: Connection, ids_and_scores: list[tuple[int, float]]) -> list[tuple]:
-        """(id, score, code, uf, type, year, day, methods, has_text, confidence) per norm."""
+        """(id, score, code, uf, type, year, day, methods, has_text, confidence, status,
+        cited_by) per norm."""
         size = len(self.code)
         missing = [i for i, _ in ids_and_scores if i >= size or not self.code[i]]
         if missing:  # indexed after our last look: read those few now
             with self.lock:
                 self._load(conn, select(*_COLUMNS).where(search_norm.c.norm_id.in_(missing)))
         uf, type_, methods = self.values["uf"], self.values["type"], self.values["methods"]
+        status = self.values["status"]
         size = len(self.code)
         found = []
         for norm_id, score in ids_and_scores:
@@ -120,7 +130,8 @@ class Attributes:
                           type_[self.type[norm_id]], self.year[norm_id] or None,
                           self.day[norm_id], methods[self.methods[norm_id]],
                           bool(self.has_text[norm_id]),
-                          None if confidence < 0 else round(confidence, 4)))
+                          None if confidence < 0 else round(confidence, 4),
+                          status[self.status[norm_id]], self.cited_by[norm_id]))
         return found
 
 

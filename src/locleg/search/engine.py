@@ -9,8 +9,12 @@ and the export reach every match.
 Relevance on SQLite is not bm25(): FTS5 computes its IDF by reading every document of every
 query term, 50-100 ms per query at a million norms whatever the LIMIT (measured by
 bench/explorer_speed.py). It ranks norms whose ementa matches first, then those where the
-words stand together, then the newest, using index range scans only. PostgreSQL's ts_rank
-has no global statistics and ranks by weighted frequency (ementa weighs most).
+words stand together, then the most cited by other norms (authority), then the newest, using
+index range scans only. PostgreSQL's ts_rank has no global statistics and ranks by weighted
+frequency (ementa weighs most), raised for norms cited by others.
+
+A query that names a norm ("lei 2199", "LC 45/2013": search/lookup.py) puts the norms it
+names first, within the filters, whatever their text; the words' matches follow.
 
 Every search runs within a Budget (search/budget.py: a deadline and a cancel switch enforced
 inside the database), and its snippets come from a bounded window of each text shown
@@ -34,9 +38,12 @@ from markupsafe import Markup, escape
 from sqlalchemy import bindparam, create_engine, text
 from sqlalchemy.engine import Connection, Engine
 
+from ..enrich.numbering import canonical_number
+from ..enrich.status import ALTERED, NONE_KNOWN, REVOKED, REVOKED_IN_PART, SUSPENDED
 from ..store import Store
 from .attributes import attributes_for
 from .budget import Budget
+from .lookup import Reference, named_norms, references
 from .query import (
     All,
     Node,
@@ -51,7 +58,14 @@ from .query import (
     with_joined_words,
 )
 from .snippets import EMENTA_SHOWN, WINDOW, Highlighter
-from .text import MARK_END, MARK_START, confidence_tag_for, decade_tag, type_tag
+from .text import (
+    MARK_END,
+    MARK_START,
+    confidence_tag_for,
+    decade_tag,
+    number_tag,
+    type_tag,
+)
 
 # Ranking and facets cover at most this many matches: the most recently added ones.
 CAP = 5_000
@@ -59,6 +73,15 @@ PAGE = 20
 UFS = ("AC", "AL", "AM", "AP", "BA", "CE", "DF", "ES", "GO", "MA", "MG", "MS", "MT", "PA",
        "PB", "PE", "PI", "PR", "RJ", "RN", "RO", "RR", "RS", "SC", "SE", "SP", "TO")
 SORTS = ("relevance", "date")
+STATUSES = (REVOKED, REVOKED_IN_PART, SUSPENDED, ALTERED, NONE_KNOWN)
+FACETS = ("uf", "jurisdiction", "type", "year", "method", "text", "status")
+# The named norms' scores: below any score of the words (lower is better), in the order named.
+PINNED = -1e15
+# Authority: a norm cited by others ranks up by the bit length of its cited-by count, up to
+# this many steps (cited once: 1, 2-3 times: 2, 4-7: 3, 8 or more: 4).
+AUTHORITY_STEPS = 4
+# On PostgreSQL each step raises ts_rank by this fraction.
+AUTHORITY_RAISE = 0.25
 _SAFE_VALUE = re.compile(r"^[a-z][a-z0-9.]{0,63}$")
 # A page token: r<score>_<id> (relevance) or d<yyyymmdd>_<id> (date), as `next` writes them.
 _AFTER_SCORE = re.compile(r"r(-?[0-9][0-9.e+-]{0,30})_([0-9]{1,12})")
@@ -82,6 +105,8 @@ class SearchRequest:
     methods: tuple[str, ...] = ()
     min_confidence: float | None = None
     has_text: bool | None = None
+    numbers: tuple[str, ...] = ()  # canonical norm numbers (enrich/numbering)
+    statuses: tuple[str, ...] = ()  # legal statuses, see STATUSES
     sort: str = "relevance"
     after: str | None = None
     limit: int = PAGE
@@ -113,6 +138,16 @@ class SearchRequest:
             for value in many(name):
                 if not _SAFE_VALUE.match(value):
                     raise QueryError(f"not a valid {name}: {quoted(value)}")
+        numbers = []
+        for value in many("number"):
+            number = canonical_number(value) if len(value) <= 32 else None
+            if number is None or not any(c.isdigit() for c in number):
+                raise QueryError(f"not a norm number: {quoted(value)} (e.g. 2199, 2.199 or 12-A)")
+            numbers.append(number)
+        for value in many("status"):
+            if value not in STATUSES:
+                raise QueryError(f"unknown status {quoted(value)}: use "
+                                 + ", ".join(STATUSES))
         years = []
         for name in ("year_from", "year_to"):
             value = one(name)
@@ -148,7 +183,9 @@ class SearchRequest:
         request = cls(q=one("q") or "", ufs=tuple(ufs), jurisdictions=tuple(jurisdictions),
                       types=tuple(many("type")), year_from=years[0], year_to=years[1],
                       methods=tuple(many("method")), min_confidence=min_confidence,
-                      has_text=has_text, sort=sort, after=one("after"),
+                      has_text=has_text, numbers=tuple(dict.fromkeys(numbers)),
+                      statuses=tuple(dict.fromkeys(many("status"))), sort=sort,
+                      after=one("after"),
                       limit=int(limit) if limit else PAGE)
         request.after_key()  # validates the page token early
         parse(request.q)  # validates the words early
@@ -173,6 +210,8 @@ class SearchRequest:
             pairs.append(("min_confidence", f"{r.min_confidence:g}"))
         if r.has_text is not None:
             pairs.append(("text", "yes" if r.has_text else "no"))
+        pairs += [("number", n) for n in r.numbers]
+        pairs += [("status", s) for s in r.statuses]
         if r.sort != "relevance":
             pairs.append(("sort", r.sort))
         if r.limit != PAGE:
@@ -185,7 +224,7 @@ class SearchRequest:
     def has_filters(self) -> bool:
         return bool(self.ufs or self.jurisdictions or self.types or self.year_from
                     or self.year_to or self.methods or self.min_confidence
-                    or self.has_text is not None)
+                    or self.has_text is not None or self.numbers or self.statuses)
 
     @property
     def is_empty(self) -> bool:
@@ -223,6 +262,10 @@ class SearchRequest:
             groups.append([f"method_{m}" for m in self.methods])
         if self.has_text is not None:
             groups.append(["text_yes" if self.has_text else "text_no"])
+        if self.numbers:
+            groups.append([number_tag(n) for n in self.numbers])
+        if self.statuses:
+            groups.append([f"status_{s}" for s in self.statuses])
         if self.min_confidence:
             tag = confidence_tag_for(self.min_confidence)
             if tag:
@@ -259,6 +302,10 @@ class Hit:
     ementa: str | None
     ementa_html: Markup
     snippet_html: Markup
+    status: str = NONE_KNOWN
+    urn: str | None = None
+    cited_by: int = 0
+    named: bool = False  # named by the query ("lei 2199"), so pinned first
 
 
 @dataclass
@@ -271,6 +318,8 @@ class SearchResult:
     hits: list[Hit] = field(default_factory=list)
     next_after: str | None = None
     jurisdiction_names: dict[int, str] = field(default_factory=dict)
+    references: list[Reference] = field(default_factory=list)  # norms the query names
+    named: list[int] = field(default_factory=list)  # the norms found for them, pinned first
 
     @property
     def facets_exact(self) -> bool:
@@ -294,6 +343,23 @@ class _Backend:
         self.node = with_joined_words(typed)
         self.groups = groups
 
+    id_column = "rowid"
+    matches = ""
+
+    def among(self, conn: Connection, ids: list[int], words: bool) -> set[int]:
+        """Which of these norms are indexed and meet the filters, and (`words`) hold the
+        words: one index probe per norm, however common the words or filters."""
+        if not ids:
+            return set()
+        if words or self.groups:
+            sql = self.matches if words else self.filtered
+            params = self.params() if words else self.filter_params()
+            sql += f" AND {self.id_column} IN :ids"
+        else:
+            sql, params = "SELECT norm_id FROM search_norm WHERE norm_id IN :ids", {}
+        statement = text(sql).bindparams(bindparam("ids", expanding=True))
+        return set(conn.scalars(statement, {**params, "ids": ids}))
+
 
 class _SQLite(_Backend):
     def expression(self) -> str:
@@ -306,6 +372,9 @@ class _SQLite(_Backend):
 
     def params(self) -> dict:
         return {"m": self.expression()}
+
+    def filter_params(self) -> dict:
+        return {"t": tags_to_fts5(self.groups)}
 
     def signals(self) -> list[tuple[int, str]]:
         """Relevance signals as (weight, MATCH expression): the words in the ementa, and the
@@ -323,7 +392,8 @@ class _SQLite(_Backend):
         return found
 
     def rank(self, conn: Connection, rows: list[tuple]) -> list[tuple]:
-        """Score = signals first, then the newest date: lower is better, as with bm25."""
+        """Score = signals first, then authority, then the newest date: lower is better, as
+        with bm25 (a date yyyymmdd stays below 10^8, authority below 10^9)."""
         if not rows or self.node is None:
             return rows
         lowest = min(r[_ID] for r in rows)
@@ -333,10 +403,12 @@ class _SQLite(_Backend):
                                               "MATCH :s AND rowid >= :lo",
                                         {"s": expression, "lo": lowest}):
                 weight[norm_id] = weight.get(norm_id, 0) + w
-        return [(r[_ID], -float(weight.get(r[_ID], 0) * 100_000_000 + r[_DAY]), *r[2:])
+        return [(r[_ID], -float(weight.get(r[_ID], 0) * 1_000_000_000
+                                + authority(r[_CITED_BY]) * 100_000_000 + r[_DAY]), *r[2:])
                 for r in rows]
 
     matches = "SELECT rowid FROM search_fts WHERE search_fts MATCH :m"
+    filtered = "SELECT rowid FROM search_fts WHERE search_fts MATCH :t"
     candidates = ("SELECT rowid, 0.0 FROM search_fts WHERE search_fts MATCH :m "
                   "ORDER BY rowid DESC LIMIT :cap")
     count = "SELECT count(*) FROM search_fts WHERE search_fts MATCH :m"
@@ -359,10 +431,18 @@ class _PostgreSQL(_Backend):
     def params(self) -> dict:
         return {"m": self.expression()}
 
-    def rank(self, conn: Connection, rows: list[tuple]) -> list[tuple]:
-        return rows  # ts_rank, computed per row with the candidates: no global statistics
+    def filter_params(self) -> dict:
+        return {"t": tags_to_tsquery(self.groups)}
 
+    def rank(self, conn: Connection, rows: list[tuple]) -> list[tuple]:
+        """ts_rank (computed per row with the candidates: no global statistics), raised by
+        AUTHORITY_RAISE per step of authority."""
+        return [(r[_ID], r[_SCORE] * (1 + AUTHORITY_RAISE * authority(r[_CITED_BY])), *r[2:])
+                if r[_CITED_BY] else r for r in rows]
+
+    id_column = "norm_id"
     matches = "SELECT norm_id FROM search_fts WHERE tsv @@ CAST(:m AS tsquery)"
+    filtered = "SELECT norm_id FROM search_fts WHERE tsv @@ CAST(:t AS tsquery)"
     # Weights D (filter tags), C (joined compounds), B (text), A (ementa); negated so that
     # lower is better, as with bm25.
     candidates = (
@@ -382,7 +462,13 @@ def _backend(conn: Connection, request: SearchRequest) -> _Backend:
 
 
 # Columns of a candidate row, as the candidates queries select them.
-_ID, _SCORE, _CODE, _UF, _TYPE, _YEAR, _DAY, _METHODS, _HAS_TEXT, _CONFIDENCE = range(10)
+(_ID, _SCORE, _CODE, _UF, _TYPE, _YEAR, _DAY, _METHODS, _HAS_TEXT, _CONFIDENCE, _STATUS,
+ _CITED_BY) = range(12)
+
+
+def authority(cited_by: int) -> int:
+    """Steps of authority of a norm cited by this many others: 0 when none cites it."""
+    return min(cited_by.bit_length(), AUTHORITY_STEPS) if cited_by > 0 else 0
 
 
 def _raw_rows(conn: Connection, sql: str, params: dict) -> list[tuple]:
@@ -412,7 +498,7 @@ def search(store: Store, request: SearchRequest, cap: int = CAP,
         with store.engine.connect() as conn, budget.guard(conn):
             counting = _search(store, conn, request, cap, budget, result)
         if counting is not None:
-            result.total = counting.result()
+            result.total += counting.result()
     except BaseException:
         budget.cancel()  # a count still running on its own connection stops too
         raise
@@ -434,10 +520,19 @@ def _search(store: Store, conn: Connection, request: SearchRequest, cap: int, bu
         if bounded else None
     minimum = request.min_confidence
     if minimum:
-        rows = [r for r in rows if r[_CONFIDENCE] is not None and r[_CONFIDENCE] >= minimum]
+        rows = [r for r in rows if _confident(r, minimum)]
     by_date = request.sort == "date" or backend.node is None
     if not by_date:
         rows = backend.rank(conn, rows)
+    extra: list[tuple] = []
+    if backend.node is not None:
+        result.references, result.named = named(conn, backend, request)
+    if result.named:
+        rows, extra, outside = _with_named(conn, attributes, backend, rows, result.named,
+                                           bounded, minimum, pin=not by_date)
+        shown = {r[_ID] for r in rows}  # a named norm below the minimum confidence is not
+        result.named = [i for i in result.named if i in shown]
+        result.total = outside  # the count of the words' matches is added to it
     budget.check()
     if bounded:
         result.within = cap
@@ -449,7 +544,7 @@ def _search(store: Store, conn: Connection, request: SearchRequest, cap: int, bu
     result.facets = _facets(rows)
     wanted = request.limit + 1
     if by_date and bounded:
-        page = _date_page(conn, backend, params, after, wanted, minimum)
+        page = _date_page(conn, backend, params, after, wanted, minimum, extra)
     else:
         # Only the page is sorted out of the candidates: a heap, not a full sort, on the
         # keyset order (value, -id) so that ties never depend on the database's order.
@@ -474,9 +569,49 @@ def _search(store: Store, conn: Connection, request: SearchRequest, cap: int, bu
             f"{kind}{int(value)}_{norm_id}"
     budget.check()
     result.hits = _hits(conn, backend, [(k[2], score) for k, score in page], budget)
+    for hit in result.hits:
+        hit.named = hit.norm_id in result.named
     codes = [int(v) for v, _ in result.facets.get("jurisdiction", [])]
     result.jurisdiction_names = _names(conn, codes)
     return counting
+
+
+def _confident(row: tuple, minimum: float) -> bool:
+    return row[_CONFIDENCE] is not None and row[_CONFIDENCE] >= minimum
+
+
+def named(conn: Connection, backend: _Backend, request: SearchRequest
+          ) -> tuple[list[Reference], list[int]]:
+    """The norms the query names ("lei 2199"), in order, that meet every filter of the search
+    (a minimum confidence aside, which the caller checks exactly)."""
+    found = references(request.q)
+    if not found:
+        return [], []
+    candidates = named_norms(conn, found, jurisdictions=request.jurisdictions,
+                             ufs=request.ufs, year_from=request.year_from,
+                             year_to=request.year_to)
+    kept = backend.among(conn, candidates, words=False)
+    return found, [i for i in candidates if i in kept]
+
+
+def _with_named(conn: Connection, attributes, backend: _Backend, rows: list[tuple],
+                named_ids: list[int], bounded: bool, minimum: float | None, pin: bool
+                ) -> tuple[list[tuple], list[tuple], int]:
+    """The candidates with the named norms added when the words did not bring them (`pin`:
+    scored first, in the order named); those added; and how many named norms lie outside
+    the words' matches (the count of the words misses those)."""
+    present = {r[_ID] for r in rows}
+    extra = attributes.rows(conn, [(i, 0.0) for i in named_ids if i not in present])
+    if minimum:
+        extra = [r for r in extra if _confident(r, minimum)]
+    # Beyond the bounded candidates a named norm may still hold the words (then counted).
+    held = backend.among(conn, [r[_ID] for r in extra], words=True) if bounded else set()
+    outside = sum(1 for r in extra if r[_ID] not in held)
+    if pin:
+        order = {norm_id: PINNED + i for i, norm_id in enumerate(named_ids)}
+        rows = [(r[_ID], order[r[_ID]], *r[2:]) if r[_ID] in order else r for r in rows]
+        extra = [(r[_ID], order[r[_ID]], *r[2:]) for r in extra]
+    return rows + extra, [r for r in extra if r[_ID] not in held], outside
 
 
 # Counts run on an engine of their own, with one connection per worker: a count never waits
@@ -505,8 +640,9 @@ def _count(store: Store, sql: str, params: dict, budget: Budget) -> int:
 
 
 def _date_page(conn: Connection, backend: _Backend, params: dict, after, limit: int,
-               minimum: float | None) -> list:
-    """Newest first over every match (not only the bounded set), by keyset on (day, id)."""
+               minimum: float | None, named_rows: list[tuple]) -> list:
+    """Newest first over every match (not only the bounded set), by keyset on (day, id);
+    `named_rows`: norms the query names that the words do not match, merged in."""
     sql = (f"SELECT s.norm_id, s.day FROM search_norm s WHERE s.norm_id IN ({backend.matches})")
     args = dict(params)
     if after is not None:
@@ -517,13 +653,16 @@ def _date_page(conn: Connection, backend: _Backend, params: dict, after, limit: 
         args["minimum"] = minimum
     sql += " ORDER BY s.day DESC, s.norm_id DESC LIMIT :limit"
     args["limit"] = limit
-    return [(("d", day, norm_id), None) for norm_id, day in conn.execute(text(sql), args)]
+    found = [(day, norm_id) for norm_id, day in conn.execute(text(sql), args)]
+    found += [(r[_DAY], r[_ID]) for r in named_rows
+              if after is None or (r[_DAY], r[_ID]) < (after[1], after[2])]
+    return [(("d", day, norm_id), None) for day, norm_id in sorted(found, reverse=True)[:limit]]
 
 
 def _facets(rows: list[tuple]) -> dict[str, list[tuple[str, int]]]:
     """Counts per facet value, with the counting done by Counter in C over whole columns."""
     if not rows:
-        return {name: [] for name in ("uf", "jurisdiction", "type", "year", "method", "text")}
+        return {name: [] for name in FACETS}
     def column(index: int) -> Counter:
         return Counter(map(itemgetter(index), rows))
 
@@ -541,6 +680,7 @@ def _facets(rows: list[tuple]) -> dict[str, list[tuple[str, int]]]:
                        reverse=True)[:40],
         "method": methods.most_common(20),
         "text": [(("yes" if bool(v) else "no"), n) for v, n in text_counts.most_common()],
+        "status": column(_STATUS).most_common(),
     }
     return facets
 
@@ -556,8 +696,8 @@ def _names(conn: Connection, codes: list[int]) -> dict[int, str]:
 
 _HIT_COLUMNS = (
     "SELECT n.id, n.jurisdiction_code, j.name, j.uf, n.type_raw, n.type_normalized, n.number, "
-    "n.year, n.date, n.ementa FROM norm n JOIN jurisdiction j ON j.ibge_code = n.jurisdiction_code "
-    "WHERE n.id IN :ids")
+    "n.year, n.date, n.ementa, n.status, n.urn, n.cited_by FROM norm n "
+    "JOIN jurisdiction j ON j.ibge_code = n.jurisdiction_code WHERE n.id IN :ids")
 
 
 def _hits(conn: Connection, backend: _Backend, page: list[tuple[int, float | None]],
@@ -587,6 +727,7 @@ def _hits(conn: Connection, backend: _Backend, page: list[tuple[int, float | Non
             ementa_html=marked(highlighter.mark(ementa or "")),
             snippet_html=marked(highlighter.fragment(body[:WINDOW], more=len(body) > WINDOW)
                                 if body.strip() else ""),
+            status=m.status or NONE_KNOWN, urn=m.urn, cited_by=m.cited_by or 0,
         ))
     return hits
 

@@ -1,5 +1,6 @@
 """Every match of a search, streamed as rows, CSV or JSON lines: the export behind a result
-page and behind `locleg search --csv / --jsonl`.
+page and behind `locleg search --csv / --jsonl`. The norms the query names ("lei 2199") come
+first, then every match of the words, newest added first.
 
 Each chunk of rows gets the whole search budget (an export of a million matches is long but
 never stuck), and CSV cells that a spreadsheet would run as a formula are neutralised.
@@ -17,10 +18,10 @@ from sqlalchemy import bindparam, text
 
 from ..store import Store
 from .budget import Budget
-from .engine import SearchRequest, _as_date, _backend
+from .engine import SearchRequest, _as_date, _backend, named
 
 EXPORT_COLUMNS = ("norm_id", "jurisdiction_code", "uf", "jurisdiction", "type_raw", "type",
-                  "number", "year", "date", "ementa", "source_url")
+                  "number", "year", "date", "ementa", "source_url", "status", "urn")
 CHUNK = 1000
 # A cell starting with one of these is a formula (or becomes one) in Excel, LibreOffice and
 # Google Sheets: OWASP's advice is to prefix it with a single quote.
@@ -29,7 +30,7 @@ _ROWS = text(
     "SELECT n.id, n.jurisdiction_code, j.uf, j.name, n.type_raw, n.type_normalized, n.number, "
     "n.year, n.date, n.ementa, "
     "(SELECT r.url FROM record r WHERE r.norm_id = n.id ORDER BY r.id LIMIT 1) AS url, "
-    "s.confidence FROM norm n "
+    "s.confidence, n.status, n.urn FROM norm n "
     "JOIN jurisdiction j ON j.ibge_code = n.jurisdiction_code "
     "LEFT JOIN search_norm s ON s.norm_id = n.id WHERE n.id IN :ids"
 ).bindparams(bindparam("ids", expanding=True))
@@ -46,23 +47,35 @@ def iter_matches(store: Store, request: SearchRequest, chunk: int = CHUNK,
     minimum = request.min_confidence
     with store.engine.connect() as conn, budget.guard(conn):
         backend = _backend(conn, request)
+        first = named(conn, backend, request)[1] if backend.node is not None else []
+        yield from _rows(store, first, minimum, budget)
         parts = conn.execution_options(yield_per=chunk).execute(
             text(backend.export), backend.params()).partitions()
+        shown = set(first)
         while True:
             budget.restart()
             part = next(parts, None)
             if part is None:
                 return
-            ids = [r[0] for r in part]
-            with store.engine.connect() as meta_conn, budget.guard(meta_conn):
-                by_id = {r[0]: r for r in meta_conn.execute(_ROWS, {"ids": ids})}
-            for norm_id in ids:
-                r = by_id.get(norm_id)
-                if r is None or (minimum and (r.confidence is None or r.confidence < minimum)):
-                    continue
-                yield dict(zip(EXPORT_COLUMNS, (
-                    r.id, r.jurisdiction_code, r.uf, r.name, r.type_raw, r.type_normalized,
-                    r.number, r.year, _as_date(r.date), r.ementa, r.url), strict=True))
+            yield from _rows(store, [r[0] for r in part if r[0] not in shown], minimum,
+                             budget)
+
+
+def _rows(store: Store, ids: list[int], minimum: float | None,
+          budget: Budget) -> Iterator[dict]:
+    """The export rows of these norms, in this order (those below the minimum left out)."""
+    if not ids:
+        return
+    with store.engine.connect() as conn, budget.guard(conn):
+        by_id = {r[0]: r for r in conn.execute(_ROWS, {"ids": ids})}
+    for norm_id in ids:
+        r = by_id.get(norm_id)
+        if r is None or (minimum and (r.confidence is None or r.confidence < minimum)):
+            continue
+        yield dict(zip(EXPORT_COLUMNS, (
+            r.id, r.jurisdiction_code, r.uf, r.name, r.type_raw, r.type_normalized,
+            r.number, r.year, _as_date(r.date), r.ementa, r.url, r.status, r.urn),
+            strict=True))
 
 
 def csv_cell(value: object) -> object:

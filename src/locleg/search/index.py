@@ -1,6 +1,7 @@
 """Keeping the search index and the explorer's counts in step with the corpus.
 
-Triggers (migration 0003) queue every norm whose metadata, documents or extraction change.
+Triggers (migrations 0006 and 0008) queue every norm whose metadata, legal status, cited-by
+count, documents or extraction change.
 `refresh_index(store)` indexes the queued norms in batches, then recomputes the counts of
 the jurisdictions they belong to; with an empty queue it costs one indexed query.
 """
@@ -15,6 +16,7 @@ from datetime import date
 from sqlalchemy import bindparam, delete, func, insert, select, text
 from sqlalchemy.engine import Connection
 
+from ..enrich.status import NONE_KNOWN
 from ..store import Store, utcnow
 from ..store.schema import document, extraction, jurisdiction, norm, page, record, version
 from ..store.search_schema import search_facet, search_norm, search_place, search_queue
@@ -126,7 +128,8 @@ def _index_norms(store: Store, conn: Connection, norm_ids: Sequence[int]) -> set
     ))
     norms = conn.execute(
         select(norm.c.id, norm.c.jurisdiction_code, jurisdiction.c.uf, norm.c.type_normalized,
-               norm.c.year, norm.c.date, norm.c.ementa)
+               norm.c.year, norm.c.date, norm.c.ementa, norm.c.number_key, norm.c.status,
+               norm.c.cited_by)
         .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
         .where(norm.c.id.in_(norm_ids), norm.c.merged_into.is_(None))
     ).all()
@@ -183,9 +186,10 @@ def _index_norms(store: Store, conn: Connection, norm_ids: Sequence[int]) -> set
             "day": day_of(n.date, n.year), "methods": " ".join(sorted(methods)),
             "has_text": has_text, "confidence": confidence,
             "documents": len(docs_of[n.id]), "pages": pages, "indexed_at": now,
+            "status": n.status or NONE_KNOWN, "cited_by": n.cited_by or 0,
         })
         tags = norm_tags(n.uf, n.jurisdiction_code, n.type_normalized, n.year, sorted(methods),
-                         has_text, confidence)
+                         has_text, confidence, n.number_key, n.status)
         extra = joined_variants(ementa + "\n" + body)
         fts_rows.append((n.id, ementa, body, extra, tags))
         touched.add(n.jurisdiction_code)
@@ -308,12 +312,13 @@ def _recompute_places(conn: Connection, codes: list[int], now) -> set[str]:
         p["pages"] += int(pages or 0)
 
     facets: dict[int, Counter] = defaultdict(Counter)
-    for code, type_, year, methods, has_text, count in conn.execute(
+    for code, type_, year, methods, has_text, status, count in conn.execute(
         select(search_norm.c.jurisdiction_code, search_norm.c.type, search_norm.c.year,
-               search_norm.c.methods, search_norm.c.has_text, func.count())
+               search_norm.c.methods, search_norm.c.has_text, search_norm.c.status,
+               func.count())
         .where(search_norm.c.jurisdiction_code.in_(codes))
         .group_by(search_norm.c.jurisdiction_code, search_norm.c.type, search_norm.c.year,
-                  search_norm.c.methods, search_norm.c.has_text)
+                  search_norm.c.methods, search_norm.c.has_text, search_norm.c.status)
     ):
         count = int(count)
         f = facets[code]
@@ -322,6 +327,7 @@ def _recompute_places(conn: Connection, codes: list[int], now) -> set[str]:
         for method in methods.split() or ["none"]:
             f[("method", method)] += count
         f[("text", "yes" if has_text else "no")] += count
+        f[("status", status)] += count
         if has_text:
             place(code)["with_text"] += count
     for code, newest in conn.execute(

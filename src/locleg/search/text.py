@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ..enrich.status import NONE_KNOWN
 from ..jurisdictions import fold
 
 # Letters and digits; '_' separates (it only joins the filter tags, which never come from text).
@@ -94,11 +95,19 @@ def confidence_tag_for(minimum: float) -> str | None:
     return f"conf_{step:02d}" if step >= 5 else None
 
 
+def number_tag(number_key: str) -> str:
+    """The filter token of a canonical norm number: 2199 -> num_2199, 12-A -> num_12_a."""
+    return "num_" + "_".join(words(number_key))
+
+
 def norm_tags(uf: str, jurisdiction_code: int, type_normalized: str | None, year: int | None,
-              methods: Iterable[str], has_text: bool, confidence: float | None) -> list[str]:
+              methods: Iterable[str], has_text: bool, confidence: float | None,
+              number_key: str | None = None, status: str | None = None) -> list[str]:
     """The filter tokens of one norm, stored in its own column of the index."""
     tags = [f"uf_{uf.lower()}", f"jur_{jurisdiction_code}", f"type_{type_tag(type_normalized)}",
-            f"text_{'yes' if has_text else 'no'}"]
+            f"text_{'yes' if has_text else 'no'}", f"status_{status or NONE_KNOWN}"]
+    if number_key and words(number_key):
+        tags.append(number_tag(number_key))
     if year:
         tags += [f"year_{year}", decade_tag(year)]
     else:

@@ -1,8 +1,9 @@
 """The search index's Core tables: change queue, per-norm filter attributes, precomputed counts.
 
-Defined on the corpus `metadata`; migration 0003 creates exactly this, plus what Core cannot
-express: the FTS5 table `search_fts` (SQLite) or the tsvector table `search_fts` (PostgreSQL)
-and the triggers that fill `search_queue` whenever a norm, document or extraction changes.
+Defined on the corpus `metadata`; migrations 0003, 0006 and 0008 create exactly this, plus
+what Core cannot express: the FTS5 table `search_fts` (SQLite) or the tsvector table
+`search_fts` (PostgreSQL) and the triggers that fill `search_queue` whenever a norm (its
+fields, legal status or cited-by count), record, document or extraction changes.
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ search_norm = Table(
     Column("documents", Integer, nullable=False),
     Column("pages", Integer, nullable=False),
     Column("indexed_at", Timestamp, nullable=False),
+    # Its legal status (enrich/status.py) and how many other norms cite it (migration 0008):
+    # the status filter and facet, and the authority signal of the ranking.
+    Column("status", String(24), nullable=False, default="none_known"),
+    Column("cited_by", Integer, nullable=False, default=0),
 )
 Index("ix_search_norm_jurisdiction_day", search_norm.c.jurisdiction_code, search_norm.c.day,
       search_norm.c.norm_id)
@@ -74,8 +79,8 @@ search_place = Table(
 )
 Index("ix_search_place_uf", search_place.c.uf)
 
-# Facet counts per jurisdiction (type, year, method, text, ocr confidence decile), summed
-# per UF and for the whole corpus at refresh time.
+# Facet counts per jurisdiction (type, year, method, text, legal status, ocr confidence
+# decile), summed per UF and for the whole corpus at refresh time.
 search_facet = Table(
     "search_facet",
     metadata,

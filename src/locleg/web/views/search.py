@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 
+from ...enrich.status import STATUS_LABELS
 from ...search import (
     Budget,
     SearchRequest,
@@ -31,6 +32,9 @@ _DESCRIPTIONS = {
     "year_to": "last year", "method": "extraction method (ocr, text, html, ...), repeatable",
     "min_confidence": "lowest OCR confidence of the norm's documents, 0..1",
     "text": "'yes': only norms with text, 'no': only those without",
+    "number": "norm number, repeatable (OR): 2199, 2.199 and 02199 alike; 12-A is not 12",
+    "status": "legal status, repeatable (OR): revoked, revoked_in_part, suspended, altered, "
+              "none_known",
     "sort": "'relevance' (default) or 'date'", "after": "page token from `next`",
     "limit": "results per page, 1..100",
 }
@@ -45,9 +49,9 @@ def _request(request: Request) -> SearchRequest:
 
 def _toggle(r: SearchRequest, facet: str, value: str) -> tuple[bool, SearchRequest]:
     """Whether the value is selected, and the request with it switched."""
-    if facet in ("uf", "jurisdiction", "type", "method"):
+    if facet in ("uf", "jurisdiction", "type", "method", "status"):
         field = {"uf": "ufs", "jurisdiction": "jurisdictions", "type": "types",
-                 "method": "methods"}[facet]
+                 "method": "methods", "status": "statuses"}[facet]
         current = getattr(r, field)
         typed = int(value) if facet == "jurisdiction" else value
         selected = typed in current
@@ -72,6 +76,8 @@ def _label(facet: str, value: str, names: dict[int, str]) -> str:
         return names.get(int(value), value)
     if facet == "text":
         return "has text" if value == "yes" else "no text yet"
+    if facet == "status":
+        return STATUS_LABELS.get(value, value)
     if facet == "year" and value == "none":
         return "unknown year"
     return value
@@ -97,6 +103,7 @@ def page_data(request: Request, r: SearchRequest, result: SearchResult) -> dict:
                   "type": list(r.types), "year_from": r.year_from, "year_to": r.year_to,
                   "method": list(r.methods), "min_confidence": r.min_confidence,
                   "text": None if r.has_text is None else ("yes" if r.has_text else "no"),
+                  "number": list(r.numbers), "status": list(r.statuses),
                   "sort": r.sort, "after": r.after, "limit": r.limit},
         "empty": r.is_empty,
         "total": result.total,
@@ -104,13 +111,17 @@ def page_data(request: Request, r: SearchRequest, result: SearchResult) -> dict:
         "within": result.within,
         "facets": facets,
         "facets_exact": result.facets_exact,
+        "lookup": {"references": [ref.as_json() for ref in result.references],
+                   "named": result.named},
         "results": [{
             "norm_id": h.norm_id, "url": f"/norm/{h.norm_id}",
             "jurisdiction": {"ibge_code": h.jurisdiction_code, "name": h.jurisdiction,
                              "uf": h.uf},
             "type_raw": h.type_raw, "type": h.type, "number": h.number, "year": h.year,
             "date": h.date, "ementa": h.ementa, "ementa_html": h.ementa_html,
-            "snippet_html": h.snippet_html, "score": h.score,
+            "snippet_html": h.snippet_html, "score": h.score, "named": h.named,
+            "status": h.status, "status_label": STATUS_LABELS.get(h.status, h.status),
+            "urn": h.urn, "cited_by": h.cited_by,
         } for h in result.hits],
         "next": url("/search", r.to_params(after=result.next_after))
         if result.next_after else None,
@@ -136,6 +147,8 @@ async def search_page(
     min_confidence: Annotated[str | None,
                               Query(description=_DESCRIPTIONS["min_confidence"])] = None,
     text: Annotated[str | None, Query(description=_DESCRIPTIONS["text"])] = None,
+    number: Annotated[list[str] | None, Query(description=_DESCRIPTIONS["number"])] = None,
+    status: Annotated[list[str] | None, Query(description=_DESCRIPTIONS["status"])] = None,
     sort: Annotated[str | None, Query(description=_DESCRIPTIONS["sort"])] = None,
     after: Annotated[str | None, Query(description=_DESCRIPTIONS["after"])] = None,
     limit: Annotated[str | None, Query(description=_DESCRIPTIONS["limit"])] = None,
