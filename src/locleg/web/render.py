@@ -13,6 +13,7 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
 from .. import __version__
+from ..enrich.status import STATUS_LABELS
 from .links import public_url
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
@@ -31,10 +32,6 @@ TYPE_LABELS = {
 METHOD_LABELS = {"ocr": "OCR", "text": "text layer", "mixed": "text + OCR", "html": "HTML",
                  "plain": "plain text", "none": "no text"}
 ROLE_LABELS = {"texto_integral": "texto integral", "anexo": "anexo"}
-# A norm's legal status as shown: silence is "no revocation known", never "in force".
-STATUS_LABELS = {"revoked": "revoked", "revoked_in_part": "revoked in part",
-                 "suspended": "suspended", "altered": "altered",
-                 "none_known": "no revocation known"}
 # What a citation does to the norm it names, as a reader says it.
 CITATION_KINDS = {"cites": "cites", "revokes": "revokes", "revokes_in_part": "revokes in part",
                   "alters": "alters", "regulates": "regulates",
