@@ -110,11 +110,11 @@ def test_a_citation_leads_to_the_revoked_law_and_back_to_its_sentence(browser, s
     context, page, problems = _page(browser, viewport, javascript=False)
     seed, revoked = site.norms["seed"], site.norms["revoked"]
     page.goto(site.url + f"/norm/{seed}")
-    assert page.locator(".legal-line").inner_text().startswith("altered")
+    assert page.locator(".legal-line").inner_text().startswith("alterada")
     page.click(f'#cita a[href="/norm/{revoked}"]')
     page.wait_for_url(site.url + f"/norm/{revoked}")
     assert page.locator("h1").inner_text() == "Lei nº 1996/2008"
-    assert page.locator(".legal-line").inner_text().startswith("revoked")
+    assert page.locator(".legal-line").inner_text().startswith("revogada")
     status = page.locator("#status").inner_text()
     assert "Revoked by" in status and "Ficam revogadas as disposições em contrário" in status
     page.screenshot(path=shots / f"{viewport}-8-revoked.png", full_page=True)
