@@ -287,6 +287,41 @@ def test_a_citation_made_before_its_norm_arrived_resolves_when_it_does(built):
     assert built.norm_of("old")["status"] == "revoked"
 
 
+_CITES_THE_LOM = ("DECRETO Nº {n}, DE 2 DE MARÇO DE 2015\nO PREFEITO MUNICIPAL DE JUAZEIRO, "
+                  "no uso das atribuições que lhe confere o art. 61, inciso IV, da Lei "
+                  "Orgânica do Município, DECRETA:\nArt. 1º Fica nomeado …")
+
+
+def test_the_lei_organica_cited_without_a_number_is_the_jurisdictions_one(built):
+    built.source("sapl", "sapl")
+    built.record("d1", "sapl", "1", "Decreto", "10", 2015, date(2015, 3, 2))
+    built.text("d1", [_CITES_THE_LOM.format(n=10)])
+    enrich(built.c)  # cited before the corpus holds it: waits
+    built.record("lom", "sapl", "2", "Lei Orgânica", None, 1990, date(1990, 4, 5))
+    built.text("lom", ["LEI ORGÂNICA DO MUNICÍPIO DE JUAZEIRO\nArt. 1º Esta Lei Orgânica do "
+                       "Município rege …"])
+    built.record("d2", "sapl", "3", "Decreto", "11", 2015, date(2015, 3, 2))
+    built.text("d2", [_CITES_THE_LOM.format(n=11)])
+    enrich(built.c)
+    lom = built.norm_of("lom")
+    assert lom["cited_by"] == 2  # both decrees; its own "esta Lei Orgânica" is not counted
+    with built.c.store.engine.connect() as conn:
+        targets = conn.execute(select(citation.c.norm_id, citation.c.target_norm_id).where(
+            citation.c.family == "lei.organica")).all()
+    assert sorted(t for _, t in targets if t) == [lom["id"], lom["id"]]
+    assert all(n != t for n, t in targets)
+    # A second Lei Orgânica (a new one of 2008 beside that of 1990): which one is meant is
+    # not written, so the citations of a decree read later name neither.
+    built.record("lom2", "sapl", "4", "Lei Orgânica", None, 2008, date(2008, 1, 5))
+    built.record("d3", "sapl", "5", "Decreto", "12", 2015, date(2015, 3, 2))
+    built.text("d3", [_CITES_THE_LOM.format(n=12)])
+    enrich(built.c)
+    with built.c.store.engine.connect() as conn:
+        d3 = conn.scalar(select(citation.c.target_norm_id).where(
+            citation.c.norm_id == built.norm_of("d3")["id"], citation.c.family == "lei.organica"))
+    assert d3 is None
+
+
 def test_sapl_vinculos_give_status_too(built, corpus):
     from locleg.store import metadata
 

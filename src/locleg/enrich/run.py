@@ -288,7 +288,9 @@ def _resolve_rows(conn: Connection, rows: list[dict]) -> None:
     """Each citation's key in the corpus's terms, and the norm it names when there is one.
 
     A citation with a year names the norm of that key; one without a year names the only
-    norm of that jurisdiction, family and number, when there is only one.
+    norm of that jurisdiction, family and number, when there is only one. A numberless one
+    of a family that a jurisdiction has once ("a Lei Orgânica do Município") names that
+    norm, when the corpus holds exactly one.
     """
     scopes = {r["_scope"] for r in rows if r["_scope"]}
     codes = dict(conn.execute(select(jurisdiction.c.lexml_label, jurisdiction.c.ibge_code)
@@ -297,25 +299,51 @@ def _resolve_rows(conn: Connection, rows: list[dict]) -> None:
     for r in rows:
         code = codes.get(r.pop("_scope"))
         year = r.pop("_year")
-        r["target_key"] = f"{code}|{r['family']}|{r['number']}|{year or ''}" \
-            if code and r["number"] else None
+        if code and r["number"]:
+            r["target_key"] = f"{code}|{r['family']}|{r['number']}|{year or ''}"
+        elif code and r["family"] in UNNUMBERED:
+            r["target_key"] = _unnumbered_key(code, r["family"])
+        else:
+            r["target_key"] = None
         r["target_norm_id"] = None
     keyed = {r["target_key"] for r in rows if r["target_key"] and not r["target_key"]
              .endswith("|")}
     exact = dict(conn.execute(select(norm.c.key, norm.c.id).where(norm.c.key.in_(keyed)))
                  .all()) if keyed else {}
     partial = {r["target_key"] for r in rows if r["target_key"] and r["target_key"]
-               .endswith("|")}
+               .endswith("|") and not r["target_key"].endswith("||")}
     only = {}
     for key in partial:
         found = list(conn.scalars(select(norm.c.id).where(
             norm.c.key.like(_like_prefix(key)), norm.c.merged_into.is_(None)).limit(2)))
         if len(found) == 1:
             only[key] = found[0]
+    for key in {r["target_key"] for r in rows if r["target_key"] and r["target_key"]
+                .endswith("||")}:
+        code, family = key.split("|")[:2]
+        only[key] = _the_one(conn, int(code), family)
     for r in rows:
         key = r["target_key"]
         if key:
-            r["target_norm_id"] = exact.get(key) or only.get(key)
+            target = exact.get(key) or only.get(key)
+            # the Lei Orgânica's "esta Lei Orgânica do Município" is not a citation of it
+            r["target_norm_id"] = target if target != r["norm_id"] else None
+
+
+# Families a jurisdiction has once and cites without a number.
+UNNUMBERED = frozenset({"lei.organica"})
+
+
+def _unnumbered_key(code: int, family: str) -> str:
+    return f"{code}|{family}||"
+
+
+def _the_one(conn: Connection, code: int, family: str) -> int | None:
+    """The jurisdiction's norm of that family, when the corpus holds exactly one."""
+    found = list(conn.scalars(select(norm.c.id).where(
+        norm.c.jurisdiction_code == code, norm.c.family == family,
+        norm.c.merged_into.is_(None)).limit(2)))
+    return found[0] if len(found) == 1 else None
 
 
 def _like_prefix(key: str) -> str:
@@ -324,11 +352,11 @@ def _like_prefix(key: str) -> str:
 
 def _claim_waiting_citations(conn: Connection, live: list) -> set[int]:
     """Citations made before a norm existed (or got its key) that name it: resolved now."""
+    claimed = _claim_unnumbered(conn, live)
     keys = dict(conn.execute(select(norm.c.key, norm.c.id).where(
         norm.c.id.in_([n.id for n in live]), norm.c.key.is_not(None))).all())
     if not keys:
-        return set()
-    claimed: set[int] = set()
+        return claimed
     waiting = conn.execute(
         select(citation.c.id, citation.c.target_key).where(
             citation.c.target_norm_id.is_(None),
@@ -348,6 +376,25 @@ def _claim_waiting_citations(conn: Connection, live: list) -> set[int]:
     if updates:
         conn.execute(update(citation).where(citation.c.id == bindparam("b_id"))
                      .values(target_norm_id=bindparam("b_target")), updates)
+    return claimed
+
+
+def _claim_unnumbered(conn: Connection, live: list) -> set[int]:
+    """"A Lei Orgânica do Município" cited before the corpus held it: resolved now, when the
+    jurisdiction has exactly one."""
+    kinds = conn.execute(select(norm.c.jurisdiction_code, norm.c.family).where(
+        norm.c.id.in_([n.id for n in live]), norm.c.family.in_(UNNUMBERED))).all()
+    claimed: set[int] = set()
+    for code, family in set(kinds):
+        target = _the_one(conn, code, family)
+        if target is None:
+            continue
+        done = conn.execute(update(citation).where(
+            citation.c.target_key == _unnumbered_key(code, family),
+            citation.c.target_norm_id.is_(None), citation.c.norm_id != target)
+            .values(target_norm_id=target))
+        if done.rowcount:
+            claimed.add(target)
     return claimed
 
 
