@@ -47,13 +47,14 @@ from tests.relevance_fixtures import (  # noqa: E402
     Query,
     build_norms,
     build_relevance_corpus,
+    engine_ranking,
     judgments,
     ndcg_at,
     success_at_1,
 )
 
 from locleg.corpus import init_corpus  # noqa: E402
-from locleg.search import SearchRequest, search  # noqa: E402
+from locleg.search import SearchRequest  # noqa: E402
 from locleg.search.query import (  # noqa: E402
     parse,
     tags_to_fts5,
@@ -70,11 +71,6 @@ K1, B = 1.2, 0.75  # FTS5's bm25() constants
 
 def request_of(query: Query) -> SearchRequest:
     return SearchRequest.from_params({**query.params, "limit": [str(K)]})
-
-
-def rank_engine(store, query: Query) -> list[int]:
-    """The norm ids of the engine's first page."""
-    return [h.norm_id for h in search(store, request_of(query)).hits]
 
 
 def rank_bm25_sqlite(store, query: Query) -> list[int]:
@@ -216,7 +212,7 @@ def measure(database_url: str | None, verbose: bool) -> None:
               + f"; {sum(q.filtered for q in QUERIES)} with a filter")
         reference = rank_bm25_sqlite if store.dialect == "sqlite" else _PostgresBM25(store)
         started = time.monotonic()
-        engine_rows = evaluate(store, names, rank_engine, norms)
+        engine_rows = evaluate(store, names, engine_ranking, norms)
         engine_seconds = time.monotonic() - started
         started = time.monotonic()
         reference_rows = evaluate(store, names, reference, norms)

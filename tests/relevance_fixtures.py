@@ -43,7 +43,7 @@ from sqlalchemy import bindparam, insert, update
 from locleg.corpus import Corpus
 from locleg.enrich.run import enrich
 from locleg.jurisdictions import fold
-from locleg.search import refresh_index
+from locleg.search import SearchRequest, refresh_index, search
 from locleg.store import utcnow
 from locleg.store.schema import extraction, page
 from tests.explorer_fixtures import ExplorerCorpus, norms_of
@@ -1138,6 +1138,12 @@ def judgments(query: Query, norms: tuple[Norm, ...]) -> dict[str, int]:
             if (not slug or slug == n.place.slug) and bare in n.topics:
                 grades[n.name] = max(grades.get(n.name, 0), grade)
     return grades
+
+
+def engine_ranking(store, query: Query, k: int = 10) -> list[int]:
+    """The norm ids of the engine's first page of k results, asked as the explorer asks."""
+    request = SearchRequest.from_params({**query.params, "limit": [str(k)]})
+    return [hit.norm_id for hit in search(store, request).hits]
 
 
 # -- the measures -------------------------------------------------------------------------
