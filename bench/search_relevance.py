@@ -13,11 +13,12 @@ street names, budget decrees; enriched and indexed) and runs its 80 graded queri
   formula computed here from the tsvectors of every match (term frequencies from the
   positions, document frequencies and lengths over the whole table).
 
-Prints, per system and per query class (known-item, topical, phrase, inflection, accents,
-with and without a UF or jurisdiction filter), the mean nDCG@10 and success@1, and the ratio
-of the engine's figure to the reference's; --verbose adds each query's figures.
+Prints a table with one row per system and one column per query class (all; known-item,
+topical, phrase, inflection, accents; with and without a UF or jurisdiction filter), each
+cell the mean nDCG@10 / success@1, and a row of ratios engine ÷ reference; --verbose adds
+each query's figures and first three results.
 
-    .venv/bin/python bench/search_relevance.py [--postgresql [URL]] [--verbose]
+    .venv/bin/python bench/search_relevance.py [--postgresql [URL]] [--label NAME] [--verbose]
 
 --postgresql without a URL starts a throwaway server as the suite does (tests/pgserver.py).
 """
@@ -165,18 +166,29 @@ def _classes() -> list[tuple[str, Callable[[Query], bool]]]:
                ("without a filter", lambda q: not q.filtered)])
 
 
-def table(label: str, engine_rows: list[dict], reference_rows: list[dict]) -> None:
-    print(f"\n{label}: nDCG@{K} and success@1, mean over the queries of each class")
-    print(f"\n| queries | n | engine nDCG@{K} | plain BM25 nDCG@{K} | × BM25 | engine "
-          "success@1 | plain BM25 success@1 | × BM25 |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name, keep in _classes():
-        mine = [r for r in engine_rows if keep(r["query"])]
-        theirs = [r for r in reference_rows if keep(r["query"])]
-        n1, n2 = (statistics.mean(r["ndcg"] for r in rows) for rows in (mine, theirs))
-        s1, s2 = (statistics.mean(r["s1"] for r in rows) for rows in (mine, theirs))
-        print(f"| {name} | {len(mine)} | {n1:.3f} | {n2:.3f} | {_ratio(n1, n2)} | {s1:.2f} "
-              f"| {s2:.2f} | {_ratio(s1, s2)} |")
+def table(label: str, engine: str, engine_rows: list[dict],
+          reference_rows: list[dict]) -> None:
+    """One row per system, one column per query class: mean nDCG@10 / success@1."""
+    classes = _classes()
+    print(f"\n{label}: mean nDCG@{K} / success@1 over the queries of each class")
+    print("\n| system | " + " | ".join(f"{name} ({sum(keep(q) for q in QUERIES)})"
+                                      for name, keep in classes) + " |")
+    print("|---|" + "---|" * len(classes))
+    means = {}
+    for system, rows in ((engine, engine_rows), ("plain BM25 over every match",
+                                                 reference_rows)):
+        cells = []
+        for name, keep in classes:
+            kept = [r for r in rows if keep(r["query"])]
+            means[system, name] = (statistics.mean(r["ndcg"] for r in kept),
+                                   statistics.mean(r["s1"] for r in kept))
+            cells.append("{:.3f} / {:.2f}".format(*means[system, name]))
+        print(f"| {system} | " + " | ".join(cells) + " |")
+    ratios = []
+    for name, _ in classes:
+        (n1, s1), (n2, s2) = means[engine, name], means["plain BM25 over every match", name]
+        ratios.append(f"{_ratio(n1, n2)} / {_ratio(s1, s2)}")
+    print(f"| ratio {engine} ÷ plain BM25 | " + " | ".join(ratios) + " |")
 
 
 def _ratio(a: float, b: float) -> str:
@@ -194,7 +206,7 @@ def details(engine_rows: list[dict], reference_rows: list[dict]) -> None:
               f"{', '.join(mine['top'])} | {', '.join(theirs['top'])} |")
 
 
-def measure(database_url: str | None, verbose: bool) -> None:
+def measure(database_url: str | None, engine: str, verbose: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="locleg-relevance-") as folder:
         corpus = init_corpus(Path(folder) / "corpus", database_url)
         started = time.monotonic()
@@ -218,8 +230,8 @@ def measure(database_url: str | None, verbose: bool) -> None:
         reference_rows = evaluate(store, names, reference, norms)
         reference_seconds = time.monotonic() - started
         corpus.close()
-    table(f"{store.dialect}, engine = locleg.search.search of this checkout", engine_rows,
-          reference_rows)
+    table(f"{store.dialect}, {engine} = locleg.search.search of this checkout", engine,
+          engine_rows, reference_rows)
     print(f"\n(all {len(QUERIES)} queries: engine {engine_seconds:.2f} s, plain BM25 "
           f"{reference_seconds:.2f} s)")
     if verbose:
@@ -231,13 +243,15 @@ def main() -> None:
     parser.add_argument("--postgresql", nargs="?", const="", default=None, metavar="URL",
                         help="also on PostgreSQL: the empty database at URL, or a throwaway "
                              "server when no URL is given")
+    parser.add_argument("--label", default="engine",
+                        help="the engine's name in the tables, e.g. 'today (5a96086)'")
     parser.add_argument("--verbose", action="store_true", help="each query's figures")
     args = parser.parse_args()
-    measure(None, args.verbose)
+    measure(None, args.label, args.verbose)
     if args.postgresql is None:
         return
     if args.postgresql:
-        measure(args.postgresql, args.verbose)
+        measure(args.postgresql, args.label, args.verbose)
         return
     from tests.pgserver import PostgresServer
 
@@ -247,7 +261,7 @@ def main() -> None:
         print(f"\nPostgreSQL: no server could be started ({error}); figures on SQLite only")
         return
     try:
-        measure(server.create_database("relevance_bench"), args.verbose)
+        measure(server.create_database("relevance_bench"), args.label, args.verbose)
     finally:
         server.stop()
 
