@@ -274,7 +274,7 @@ def _tax_code(g: _Generator, p: Place) -> None:
               f"Fica regulamentada {subject}, de que trata a {{ctm.long}}.",
               topics=("ctm.regulation",))
     for _ in range(g.many(p, 3)):
-        g.add(p, "refis#", "lei", g.day(2009, 2024),
+        g.add(p, "refis#", "lei", g.day(signed.year + 1, 2024),
               rng.choice(("Institui o Programa de Recuperação Fiscal — REFIS e dispõe sobre "
                           "o parcelamento de débitos tributários.",
                           "Concede anistia de multas e juros sobre débitos tributários "
@@ -286,7 +286,7 @@ def _tax_code(g: _Generator, p: Place) -> None:
               "Aplicam-se ao parcelamento as normas do Código Tributário Municipal "
               "({ctm.short}).", topics=("refis",))
     for _ in range(g.many(p, 4)):
-        g.add(p, "iptu.isencao#", "lei", g.day(2005, 2024),
+        g.add(p, "iptu.isencao#", "lei", g.day(signed.year + 1, 2024),
               rng.choice(("Concede isenção do IPTU aos imóveis de aposentados e pensionistas.",
                           "Concede isenção do Imposto Predial e Territorial Urbano aos imóveis "
                           "atingidos pelas enchentes.",
@@ -374,7 +374,7 @@ def _servants(g: _Generator, p: Place) -> None:
                    "Institui o auxílio-alimentação dos servidores municipais.",
                    "Dispõe sobre o piso salarial dos profissionais do magistério.")[
                        :g.many(p, 6)]:
-        g.add(p, "servidores#", "lei", g.day(2000, 2024), ementa,
+        g.add(p, "servidores#", "lei", g.day(signed.year + 1, 2024), ementa,
               "Aplicam-se aos servidores de que trata esta Lei as normas do Estatuto dos "
               "Servidores ({estatuto.short}).",
               "O servidor que cumprir os requisitos fará jus ao benefício.",
