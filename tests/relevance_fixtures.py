@@ -1,13 +1,13 @@
 """A labelled relevance set: a corpus shaped like real municipal corpora, and graded queries.
 
 Six municipalities of three UFs (Juazeiro, Feira de Santana and Sobradinho in BA; Petrolina
-and Caruaru in PE; Montes Claros in MG) and the state of Bahia, about 1,500 norms generated
-deterministically, each with its texto integral, enriched (headings, citations, cited-by
+and Caruaru in PE; Montes Claros in MG) and the state of Bahia, 1,571 norms generated
+deterministically, most with their texto integral, enriched (headings, citations, cited-by
 counts) and indexed. What makes "the law a person means" hard to find in real corpora is
 here on purpose:
 
 - codes and statutes amended many times, whose amendments repeat the code's name in their
-  ementas ("Altera a Lei Complementar nº 45/2013 (Código Tributário do Município)": twenty of
+  ementas ("Altera a Lei Complementar nº 3/2013 (Código Tributário do Município)": twenty of
   them in Juazeiro), while some codes do not even say "Código" in their own ementa ("Dispõe
   sobre o Sistema Tributário do Município"); the codes are long texts (BM25 shortens their
   scores), their amendments short;
@@ -89,8 +89,8 @@ _RUNNING = ("lei", "lei.complementar", "emenda.lei.organica")
 @dataclass
 class Spec:
     """A norm before numbering: its ementa and articles may name other norms of its place as
-    {alias.long} ("Lei Complementar nº 45, de 20 de dezembro de 2013"), {alias.short}
-    ("Lei Complementar nº 45/2013") or {alias.num} ("45"), filled once all are numbered."""
+    {alias.long} ("Lei Complementar nº 3, de 11 de janeiro de 2013") or {alias.short}
+    ("Lei Complementar nº 3/2013"), filled once all are numbered."""
 
     name: str
     place: Place
@@ -818,15 +818,13 @@ def _number(specs: list[Spec]) -> None:
             s.number = _written(start + i)
 
 
-_REF = re.compile(r"\{(\w+)\.(long|short|num)\}")
+_REF = re.compile(r"\{(\w+)\.(long|short)\}")
 
 
 def _fill(text: str, spec: Spec, by_name: dict[str, Spec]) -> str:
     def one(m: re.Match) -> str:
         target = by_name[f"{spec.place.slug}.{m[1].replace('_', '.')}"]
         label = _FAMILY_LABEL[target.family]
-        if m[2] == "num":
-            return target.number or ""
         if m[2] == "short":
             return f"{label} nº {target.number}/{target.signed.year}"
         return f"{label} nº {target.number}, de {_long_date(target.signed)}"

@@ -62,9 +62,10 @@ def test_the_corpus_has_the_shape_of_real_municipal_corpora():
     assert set(places) == {p.slug for p in PLACES}
     assert len({p.uf for p in PLACES}) == 3
     jua = [n for n in NORMS if n.place.slug == "jua"]
-    assert sum("ctm.amendment" in n.topics for n in jua) == 20
-    assert all("Código Tributário" in n.ementa or "tributária" in n.ementa
-               for n in jua if "ctm.amendment" in n.topics and "Código" in n.ementa)
+    amendments = [n for n in jua if "ctm.amendment" in n.topics]
+    # The trap of known-item search: amendments that name the code in their ementas.
+    assert len(amendments) == 20
+    assert sum("Código Tributário" in n.ementa for n in amendments) >= 10
     # The spellings of one service, and inflected forms that only stemming reconciles.
     ementas = " ".join(n.ementa for n in NORMS)
     for form in ("moto-táxi", "mototáxi", "MOTO TÁXI", "Servidores", "servidor ",
