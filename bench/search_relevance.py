@@ -2,7 +2,7 @@
 
 Builds the relevance corpus of tests/relevance_fixtures.py (1,571 norms of six municipalities
 and a state, shaped like real municipal corpora: codes amended many times, honorary decrees,
-street names, budget decrees; enriched and indexed) and runs its 80 graded queries through:
+street names, budget decrees; enriched and indexed) and runs its 86 graded queries through:
 
 - locleg.search.search: the engine of this checkout, as the explorer and the API call it
   (first page of 10, filters as the user set them);
@@ -14,9 +14,9 @@ street names, budget decrees; enriched and indexed) and runs its 80 graded queri
   positions, document frequencies and lengths over the whole table).
 
 Prints a table with one row per system and one column per query class (all; known-item,
-topical, phrase, inflection, accents; with and without a UF or jurisdiction filter), each
-cell the mean nDCG@10 / success@1, and a row of ratios engine ÷ reference; --verbose adds
-each query's figures and first three results.
+topical, phrase, inflection, accents, spelling; with and without a UF or jurisdiction
+filter), each cell the mean nDCG@10 / success@1, and a row of ratios engine ÷ reference;
+--verbose adds each query's figures and first three results.
 
     .venv/bin/python bench/search_relevance.py [--postgresql [URL]] [--label NAME] [--verbose]
 

@@ -922,9 +922,9 @@ def _add_texts(ec: ExplorerCorpus, norms: list[Norm]) -> None:
 
 # -- the graded queries ---------------------------------------------------------------------
 
-KNOWN_ITEM, TOPICAL, PHRASE, INFLECTION, ACCENTS = (
-    "known-item", "topical", "phrase", "inflection", "accents")
-KINDS = (KNOWN_ITEM, TOPICAL, PHRASE, INFLECTION, ACCENTS)
+KNOWN_ITEM, TOPICAL, PHRASE, INFLECTION, ACCENTS, SPELLING = (
+    "known-item", "topical", "phrase", "inflection", "accents", "spelling")
+KINDS = (KNOWN_ITEM, TOPICAL, PHRASE, INFLECTION, ACCENTS, SPELLING)
 
 
 @dataclass(frozen=True)
@@ -1055,6 +1055,8 @@ QUERIES: tuple[Query, ...] = (
           (("reajuste", 2),)),
     Query("feira livre", TOPICAL, "norms on street markets; the Código de Posturas, which "
           "has a chapter on them, relevant", FAIRS),
+    Query("feira livre", TOPICAL, "street markets in Feira de Santana, whose every norm "
+          "names the city ('feira' alone is not the subject)", FAIRS, place="fsa"),
     Query("poluição sonora", TOPICAL, "the noise law; the Código de Posturas relevant",
           (("sonora", 2), ("posturas", 1)), place="jua"),
     Query("horário de funcionamento do comércio", TOPICAL, "the shop-hours law; the "
@@ -1121,6 +1123,16 @@ QUERIES: tuple[Query, ...] = (
     Query("orcamento 2020", ACCENTS, "Juazeiro's budget law for 2020",
           (("loa2020", 3), ("ldo2020", 1)), place="jua"),
     Query("estatuto dos servidores publicos", ACCENTS, _STATUTE_MEANT, STATUTE),
+    # One word spelled as another place spells it (each place writes moto-táxi its own way).
+    Query("moto táxi", SPELLING, _MOTO_MEANT, MOTO),
+    Query("mototáxi", SPELLING, "Juazeiro's moto-táxi norms (it writes 'moto-táxi')", MOTO,
+          place="jua"),
+    Query("moto-taxi", SPELLING, "the moto-táxi norms of PE (Petrolina writes 'mototáxi', "
+          "Caruaru 'moto táxi')", MOTO, uf="PE"),
+    Query("moto-táxi", SPELLING, "Montes Claros's moto-táxi norms (it writes 'mototaxi')",
+          MOTO, place="moc"),
+    Query("moto taxi", SPELLING, "the moto-táxi norms of BA and the state's ban, in every "
+          "spelling", MOTO, uf="BA"),
 )
 
 
