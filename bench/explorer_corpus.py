@@ -272,7 +272,7 @@ def build(n_norms: int, folder: Path, seed: int = 1) -> Path:
                   flush=True)
 
     rebuild_index(corpus.store, on_progress=progress)
-    index_bytes = textindex.for_store(corpus.store).size()
+    index_bytes = textindex.for_store(corpus.store, writable=True).size()
     corpus.close()
     indexed = time.monotonic() - started - loaded
     size = (folder / "corpus.db").stat().st_size
@@ -297,7 +297,7 @@ def _ensure_index(folder: Path, marker: Path) -> None:
     started = time.monotonic()
     corpus = open_corpus(folder)  # migrations first (0009 drops the FTS5 table)
     migrated = time.monotonic() - started
-    index = textindex.for_store(corpus.store)
+    index = textindex.for_store(corpus.store, writable=True)
     if index.searcher().num_docs == 0:
         last = [0.0]
 

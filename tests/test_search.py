@@ -1060,7 +1060,7 @@ def test_authority_multiplies_bm25_as_tantivy_weighs_a_field(tmp_path):
     import tantivy
 
     folder = tmp_path / "index"
-    index = textindex.for_folder(folder)
+    index = textindex.for_folder(folder, writable=True)
     writer = index.writer()
     for norm_id, cited_by in ((1, 0), (2, 1), (3, 8)):
         writer.add_document(textindex.Entry(

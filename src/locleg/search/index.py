@@ -59,7 +59,7 @@ def refresh_index(store: Store, *, batch: int = BATCH, commit_every: int = COMMI
     """
     started = time.monotonic()
     report = RefreshReport()
-    index = textindex.for_store(store)
+    index = textindex.for_store(store, writable=True)
     if index.fresh:
         _queue_all_if_lost(store)
     if pending_changes(store) == 0:
@@ -143,7 +143,7 @@ def _queue_all_if_lost(store: Store) -> None:
 def rebuild_index(store: Store, *, batch: int = 2000,
                   on_progress: Callable[[int, int], None] | None = None) -> RefreshReport:
     """Drop the whole index and build it again from the corpus (after a bulk load)."""
-    index = textindex.for_store(store)
+    index = textindex.for_store(store, writable=True)
     writer = index.writer()
     writer.delete_all_documents()
     writer.commit()

@@ -142,31 +142,36 @@ class Entry:
 
 
 class TextIndex:
-    """The Tantivy index of one corpus, opened once per process (see for_folder)."""
+    """The Tantivy index of one corpus, opened once per process (see for_folder).
 
-    def __init__(self, folder: Path) -> None:
+    Readers (the explorer, `locleg search`) never write to the folder: a missing or outdated
+    index reads as an empty one until a refresh (writable) builds it."""
+
+    def __init__(self, folder: Path, writable: bool) -> None:
         self.folder = folder
-        self.lock = threading.Lock()
-        self.index = self._open()
+        self.writable = writable
+        self.in_memory = False
+        if writable:
+            self.index = self._open_for_writing()
+        elif _current(folder):
+            self.index = tantivy.Index.open(str(folder))
+            analysis.register(self.index)
+        else:
+            self.index = tantivy.Index(SCHEMA)  # empty, in memory
+            analysis.register(self.index)
+            self.in_memory = True
 
-    def _open(self) -> tantivy.Index:
-        version = self.folder / VERSION_FILE
-        if self.folder.exists() and not self._current(version):
+    def _open_for_writing(self) -> tantivy.Index:
+        if self.folder.exists() and not _current(self.folder):
             shutil.rmtree(self.folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         index = tantivy.Index(SCHEMA, path=str(self.folder), reuse=True)
         analysis.register(index)
+        version = self.folder / VERSION_FILE
         if not version.exists():
             # Written after the index files: a folder without it is rebuilt whole.
             version.write_text(json.dumps({"schema": SCHEMA_VERSION}))
         return index
-
-    @staticmethod
-    def _current(version: Path) -> bool:
-        try:
-            return json.loads(version.read_text()).get("schema") == SCHEMA_VERSION
-        except (OSError, ValueError, AttributeError):
-            return False
 
     @property
     def fresh(self) -> bool:
@@ -193,16 +198,28 @@ class TextIndex:
         return sum(p.stat().st_size for p in self.folder.iterdir() if p.is_file())
 
 
+def _current(folder: Path) -> bool:
+    """Whether the folder holds an index of this schema version."""
+    try:
+        return json.loads((folder / VERSION_FILE).read_text()).get("schema") == SCHEMA_VERSION
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 _OPEN: dict[Path, TextIndex] = {}
 _OPENING = threading.Lock()
 
 
-def for_folder(folder: Path) -> TextIndex:
+def for_folder(folder: Path, writable: bool = False) -> TextIndex:
+    """This process's handle on the index in `folder`; `writable` to index into it."""
     folder = folder.resolve()
     with _OPENING:
         found = _OPEN.get(folder)
-        if found is None or not found.folder.exists():
-            found = _OPEN[folder] = TextIndex(folder)
+        stale = found is None or (writable and not found.writable) \
+            or (found.in_memory and _current(folder)) \
+            or (not found.in_memory and not _current(folder))
+        if stale:
+            found = _OPEN[folder] = TextIndex(folder, writable)
         return found
 
 
@@ -378,12 +395,12 @@ def sample_of(part: int = 0) -> Query:
 INDEX_FOLDER = "search-index"
 
 
-def for_store(store) -> TextIndex:
+def for_store(store, writable: bool = False) -> TextIndex:
     """The index of the corpus this store belongs to (`<corpus folder>/search-index`)."""
     if store.folder is None:
         raise UserError("this database was opened without its corpus folder, where the "
                         "search index lives: open it with open_corpus(folder)")
-    return for_folder(Path(store.folder) / INDEX_FOLDER)
+    return for_folder(Path(store.folder) / INDEX_FOLDER, writable)
 
 
 # A query of at least this many words that no norm holds all of is asked again, for norms
