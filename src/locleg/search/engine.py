@@ -43,9 +43,10 @@ from .snippets import EMENTA_SHOWN, WINDOW, Highlighter
 from .text import MARK_END, MARK_START
 
 PAGE = 20
-# Facets are counted over every match up to this many matches; beyond, over the sample of
-# norms whose id falls in one of textindex.SAMPLES classes, times SAMPLES (an estimate).
-FACETS_EXACT_UP_TO = 200_000
+# Facets are counted over every match up to this many matches (about 10 ms of Tantivy's
+# terms aggregation on two cores); beyond, over the norms of enough sample classes to count
+# about as many, scaled up: an estimate, and the result says so.
+FACETS_EXACT_UP_TO = 100_000
 # A relevance page reaches at most this deep (500 pages of 20); newest-first reaches all.
 MAX_DEPTH = 10_000
 UFS = ("AC", "AL", "AM", "AP", "BA", "CE", "DF", "ES", "GO", "MA", "MG", "MS", "MT", "PA",
@@ -348,27 +349,31 @@ def _search(store: Store, conn: Connection, searcher: tantivy.Searcher, plan: _P
     by_date = request.sort == "date" or plan.words is None
     if plan.node is not None:
         result.references, result.named = named(conn, searcher, plan, request)
-    result.total = searcher.search(plan.query, 1, count=True).count
+    wanted = request.limit + 1
+
+    def first_page(plan: _Plan) -> tuple[list, int]:
+        if by_date:
+            return _date_page(searcher, plan, after, wanted)
+        return _ranked_page(searcher, plan, after, wanted, result.named)
+
+    page, result.total = first_page(plan)
     if result.total == 0 and not result.named:
         words, typed = textindex.relaxed_words(plan.typed)
         if words is not None:
             plan = replace(plan, words=words,
                            query=textindex.combine(words, request.filters()))
-            result.total = searcher.search(plan.query, 1, count=True).count
+            page, result.total = first_page(plan)
             result.relaxed = typed if result.total else None
     result.facets, result.within = _facets(searcher, plan, result.total, facets_exact_up_to)
     budget.check()
-    outside: list[int] = []  # named norms the words do not match
     if result.named:
+        # Named norms the words do not match: counted, faceted, and (by date) listed too.
         held = plan.among(searcher, result.named, words=True) if plan.words else set()
         outside = [i for i in result.named if i not in held]
         result.total += len(outside)
         _add_to_facets(result.facets, attributes_for(store.engine), conn, outside)
-    wanted = request.limit + 1
-    if by_date:
-        page = _date_page(conn, searcher, plan, after, wanted, outside)
-    else:
-        page = _ranked_page(searcher, plan, after, wanted, result.named)
+        if by_date and outside:
+            page = _with_outside(conn, page, outside, after, wanted)
     more = len(page) > request.limit
     page = page[:request.limit]
     if more and page:
@@ -397,20 +402,24 @@ def named(conn: Connection, searcher: tantivy.Searcher, plan: _Plan, request: Se
 
 
 def _ranked_page(searcher: tantivy.Searcher, plan: _Plan, after, wanted: int,
-                 pinned: list[int]) -> list[tuple[str, float, int]]:
-    """A page by relevance: the named norms first (value PINNED + their order), then the
-    words' matches by score, best first (value -score, lower is better), ties by newest id.
-    BM25 times authority over every match; the page after `after` is found by asking
-    Tantivy for deeper top lists until it holds the token's place."""
+                 pinned: list[int]) -> tuple[list[tuple[str, float, int]], int]:
+    """A page by relevance, and how many norms the words match: the named norms first
+    (value PINNED + their order), then the words' matches by score, best first (value
+    -score, lower is better), ties by newest id. BM25 times authority over every match; the
+    page after `after` is found by asking Tantivy for deeper top lists until it holds the
+    token's place."""
     rows = [("r", PINNED + i, norm_id) for i, norm_id in enumerate(pinned)]
     start = None if after is None else (after[1], -after[2])
     if start is not None:
         rows = [r for r in rows if (r[1], -r[2]) > start]
     skip = set(pinned)
     depth = max(wanted * 2, 50)
+    count = None
     while True:
-        found = searcher.search(plan.query, depth, count=False,
+        found = searcher.search(plan.query, depth, count=count is None,
                                 weight_by_field="authority")
+        if count is None:
+            count = found.count
         ids = _ids(searcher, found)
         ranked = sorted(((-float(score), norm_id) for (score, _), norm_id
                          in zip(found.hits, ids, strict=True) if norm_id not in skip),
@@ -419,26 +428,34 @@ def _ranked_page(searcher: tantivy.Searcher, plan: _Plan, after, wanted: int,
             ranked = [r for r in ranked if (r[0], -r[1]) > start]
         if len(rows) + len(ranked) >= wanted or len(found.hits) < depth \
                 or depth >= MAX_DEPTH:
-            return (rows + [("r", value, norm_id) for value, norm_id in ranked])[:wanted]
+            return (rows + [("r", value, norm_id) for value, norm_id in ranked])[:wanted], count
         depth = min(depth * 4, MAX_DEPTH)
 
 
-def _date_page(conn: Connection, searcher: tantivy.Searcher, plan: _Plan, after,
-               wanted: int, outside: list[int]) -> list[tuple[str, int, int]]:
-    """Newest first over every match, by keyset on (day, id); `outside`: norms the query
-    names that the words do not match, merged in by their dates."""
-    clauses = [] if after is None else [
-        textindex.before_day_key(textindex.day_key(int(after[1]), after[2]))]
-    found = searcher.search(plan.restricted(*clauses), wanted, count=False,
-                            order_by_field="dayid")
+def _date_page(searcher: tantivy.Searcher, plan: _Plan, after, wanted: int
+               ) -> tuple[list[tuple[str, int, int]], int]:
+    """Newest first over every match, by keyset on (day, id), and how many match."""
+    page = plan.query
+    if after is not None:
+        page = plan.restricted(textindex.before_day_key(
+            textindex.day_key(int(after[1]), after[2])))
+    found = searcher.search(page, wanted, count=True, order_by_field="dayid")
+    count = found.count
+    if after is not None:  # the count is of every match, not of those after the token
+        count = searcher.search(plan.query, 1, count=True).count
     keys = [int(k) for k, _ in found.hits]
-    rows = [(k >> 32, k & 0xFFFFFFFF) for k in keys]
-    if outside:
-        days = dict(conn.execute(
-            text("SELECT norm_id, day FROM search_norm WHERE norm_id IN :ids")
-            .bindparams(bindparam("ids", expanding=True)), {"ids": outside}).all())
-        rows += [(days[i], i) for i in outside if i in days
-                 and (after is None or (days[i], i) < (after[1], after[2]))]
+    return [("d", k >> 32, k & 0xFFFFFFFF) for k in keys], count
+
+
+def _with_outside(conn: Connection, page: list, outside: list[int], after, wanted: int
+                  ) -> list[tuple[str, int, int]]:
+    """A date page with the named norms that the words do not match merged in by date."""
+    days = dict(conn.execute(
+        text("SELECT norm_id, day FROM search_norm WHERE norm_id IN :ids")
+        .bindparams(bindparam("ids", expanding=True)), {"ids": outside}).all())
+    rows = [(day, norm_id) for _, day, norm_id in page]
+    rows += [(days[i], i) for i in outside if i in days
+             and (after is None or (days[i], i) < (after[1], after[2]))]
     return [("d", day, norm_id) for day, norm_id in sorted(rows, reverse=True)[:wanted]]
 
 
@@ -464,9 +481,10 @@ def _facets(searcher: tantivy.Searcher, plan: _Plan, total: int, exact_up_to: in
             terms["order"] = {"_key": "desc"}
         request[name] = {"terms": terms}
     sampled = total > exact_up_to
-    query = plan.restricted(textindex.sample_of(0)) if sampled else plan.query
+    classes = textindex.sample_classes(total, exact_up_to) if sampled else textindex.SAMPLES
+    query = plan.restricted(textindex.in_sample(classes)) if sampled else plan.query
     answer = searcher.aggregate(query, request)
-    scale = textindex.SAMPLES if sampled else 1
+    scale = textindex.SAMPLES / classes
     within = None
     if sampled:
         within = searcher.search(query, 1, count=True).count
@@ -475,7 +493,7 @@ def _facets(searcher: tantivy.Searcher, plan: _Plan, total: int, exact_up_to: in
         buckets = answer.get(name, {}).get("buckets", [])
         if answer.get(name, {}).get("doc_count_error_upper_bound"):
             within = within or total  # counts merged from segments may be a little off
-        values = [(_facet_value(name, b["key"]), int(b["doc_count"]) * scale)
+        values = [(_facet_value(name, b["key"]), round(b["doc_count"] * scale))
                   for b in buckets]
         facets[name] = values
     return facets, within

@@ -31,19 +31,23 @@ from . import analysis
 from .query import All, Any_, Except, Node, Phrase, Word
 
 # Bump when the schema or the analyzers change: an index of another version is rebuilt.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 VERSION_FILE = "locleg-index.json"
-# Field weights: the ementa says what a norm is about; the heading above the body (its
-# epígrafe, ementa and title as printed) next; the body last.
-STEMMED_FIELDS = (("ementa", 3.0), ("heading", 1.5), ("body", 1.0), ("extra", 1.0))
+# A word matches a norm when its stem is anywhere in `all` (ementa, body and the joined
+# compounds): one posting list to walk. Its BM25 there is the base of the score; where it
+# also stands in the ementa (what the norm is about) or the heading above the articles
+# (epígrafe, ementa and title as printed), those fields' BM25, weighted, add to it.
+MATCH_FIELD = "all"
+BOOST_FIELDS = (("ementa", 3.0), ("heading", 1.5))
 EXACT_FIELDS = (("ementa_exact", 3.0), ("body_exact", 1.0))
 EXACT_WORD_FIELDS = (*EXACT_FIELDS, ("extra_exact", 1.0))
 # Authority: BM25 times (1 + AUTHORITY_RAISE x steps), a step per doubling of the number of
 # norms that cite, amend or regulate it (cited once: 1 step; 2-3: 2; 4-7: 3; 8 or more: 4).
 AUTHORITY_STEPS = 4
 AUTHORITY_RAISE = 0.25
-# Facet sampling: a norm belongs to sample (norm_id % SAMPLES).
-SAMPLES = 16
+# Facet sampling: a norm belongs to sample class norm_id % SAMPLES; an estimate counts the
+# norms of the first few classes.
+SAMPLES = 64
 # How long a writer waits for another process's writer to finish.
 WRITER_WAIT = 600.0
 HEAP = 200_000_000
@@ -72,7 +76,7 @@ def day_key(day: int, norm_id: int) -> int:
 def _schema() -> tantivy.Schema:
     b = tantivy.SchemaBuilder()
     b.add_integer_field("norm_id", indexed=True, fast=True)
-    for name, _ in STEMMED_FIELDS:
+    for name in (MATCH_FIELD, *(f for f, _ in BOOST_FIELDS)):
         b.add_text_field(name, tokenizer_name=analysis.STEMMED, index_option="freq")
     b.add_text_field("ementa_exact", tokenizer_name=analysis.FOLDED)
     b.add_text_field("body_exact", tokenizer_name=analysis.FOLDED)
@@ -113,13 +117,14 @@ class Entry:
     def document(self) -> tantivy.Document:
         doc = tantivy.Document()
         doc.add_integer("norm_id", self.norm_id)
-        doc.add_text("ementa", self.ementa)
-        doc.add_text("ementa_exact", self.ementa)
-        doc.add_text("heading", self.heading)
-        doc.add_text("body", self.body)
-        doc.add_text("body_exact", self.body)
         joined = " ".join(self.extra)
-        doc.add_text("extra", joined)
+        doc.add_text(MATCH_FIELD, self.ementa)
+        doc.add_text(MATCH_FIELD, self.body)
+        doc.add_text(MATCH_FIELD, joined)
+        doc.add_text("ementa", self.ementa)
+        doc.add_text("heading", self.heading)
+        doc.add_text("ementa_exact", self.ementa)
+        doc.add_text("body_exact", self.body)
         doc.add_text("extra_exact", joined)
         doc.add_text("uf", self.uf)
         doc.add_text("type", self.type)
@@ -281,7 +286,9 @@ def _word(word: Word) -> Query | None:
         terms = [_boost(_term(field, s), w) for s, w in stems]
         return terms[0] if len(terms) == 1 else Query.disjunction_max_query(terms)
 
-    return _should(_boost(in_field(f), b) for f, b in STEMMED_FIELDS)
+    return Query.boolean_query(
+        [(Occur.Must, in_field(MATCH_FIELD))]
+        + [(Occur.Should, _boost(in_field(f), b)) for f, b in BOOST_FIELDS])
 
 
 def _regex_escape(text: str) -> str:
@@ -388,8 +395,15 @@ def before_norm(norm_id: int) -> Query:
                              include_upper=False)
 
 
-def sample_of(part: int = 0) -> Query:
-    return _term("sample", part)
+def sample_classes(matches: int, exact_up_to: int) -> int:
+    """How many of the SAMPLES classes a facet estimate counts, so that about `exact_up_to`
+    of `matches` norms are counted (at least one class)."""
+    return max(1, min(SAMPLES, exact_up_to * SAMPLES // max(matches, 1)))
+
+
+def in_sample(classes: int) -> Query:
+    """The norms of the first `classes` sample classes."""
+    return Query.range_query(SCHEMA, "sample", tantivy.FieldType.Integer, 0, classes - 1)
 
 
 INDEX_FOLDER = "search-index"
