@@ -274,7 +274,8 @@ def find_places(store: Store, q: str | None, uf: str | None = None) -> dict:
     if len(words) > 1 and words[-1].upper() in UFS and uf is None:
         uf = words.pop().upper()
     query = _place_query()
-    if words and all(w.isdigit() for w in words) and len(words) == 1:
+    prefix = None
+    if len(words) == 1 and words[0].isdigit():
         query = query.where(jurisdiction.c.ibge_code == int(words[0][:12]))
     elif words:
         folded = " ".join(words)
@@ -283,8 +284,6 @@ def find_places(store: Store, q: str | None, uf: str | None = None) -> dict:
         for w in words:
             query = query.where(jurisdiction.c.name_folded.like(f"%{w}%"))
         prefix = case((jurisdiction.c.name_folded.like(folded + "%"), 0), else_=1)
-    else:
-        prefix = None
     if uf:
         query = query.where(jurisdiction.c.uf == uf)
     with store.engine.connect() as conn:
@@ -725,14 +724,19 @@ def document_page(store: Store, document_id_text: str, page_after: int = 0) -> d
 
 
 def original_of(store: Store, kind: str, id_text: str) -> dict:
-    """The stored version behind a download: its digest and media type, never a path."""
+    """The stored version behind a download: its digest and media type, never a path, and
+    what names the file for a reader (the norm, its place, the document's role)."""
     object_id = _int_id(id_text, kind)
     with store.engine.connect() as conn:
         query = select(version.c.id, version.c.sha256, version.c.media_type, norm.c.type_raw,
-                       norm.c.number, norm.c.year) \
+                       norm.c.type_normalized, norm.c.number, norm.c.year,
+                       document.c.id.label("document_id"), document.c.role,
+                       document.c.current_version_id, jurisdiction.c.name.label("place"),
+                       jurisdiction.c.uf) \
             .join(document, document.c.id == version.c.document_id) \
             .join(record, record.c.id == document.c.record_id) \
-            .join(norm, norm.c.id == record.c.norm_id)
+            .join(norm, norm.c.id == record.c.norm_id) \
+            .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
         if kind == "document":
             query = query.where(document.c.id == object_id,
                                 version.c.id == document.c.current_version_id)
@@ -741,7 +745,32 @@ def original_of(store: Store, kind: str, id_text: str) -> dict:
         row = conn.execute(query).mappings().first()
     if row is None:
         raise NotFound(f"no archived original for {kind} {object_id}")
-    return dict(row)
+    return {**dict(row), "file_stem": _file_stem(row)}
+
+
+_TYPE_WORDS = {"lei": "lei", "lei.complementar": "lei-complementar", "decreto": "decreto",
+               "decreto.legislativo": "decreto-legislativo", "decreto.lei": "decreto-lei",
+               "resolucao": "resolucao", "portaria": "portaria", "lei.organica": "lei-organica",
+               "emenda.lei.organica": "emenda-lei-organica"}
+
+
+def _slug(text: str) -> str:
+    return "-".join("".join(c if c.isalnum() else " " for c in fold(text)).split())
+
+
+def _file_stem(row) -> str:
+    """lei-2199-2011-juazeiro-ba, -anexo-4 for an anexo, -versao-9 for an earlier version:
+    ASCII letters, digits and hyphens only (a safe Content-Disposition filename)."""
+    kind = _TYPE_WORDS.get(row["type_normalized"] or "") or _slug(row["type_raw"] or "") \
+        or "norma"
+    number = _slug(row["number"] or "") or "sn"
+    parts = [kind[:40], number[:20], str(row["year"] or ""), _slug(row["place"])[:60],
+             (row["uf"] or "").lower()]
+    if row["role"] != "texto_integral":
+        parts += [_slug(row["role"] or "documento")[:20], str(row["document_id"])]
+    if row["id"] != row["current_version_id"]:
+        parts += ["versao", str(row["id"])]
+    return "-".join(p for p in parts if p)
 
 
 # -- quality and sources ---------------------------------------------------------------------

@@ -12,6 +12,7 @@ import re
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
+
 # Exactly http(s)://host...: browsers drop leading spaces and control characters and ignore
 # tabs and line ends inside a scheme, so nothing of the kind is allowed anywhere.
 _HTTP = re.compile(r"https?://[^\x00-\x20\x7f/\\?#@]+(?:[/?#][^\x00-\x20\x7f]*)?", re.I)
@@ -59,3 +60,14 @@ def shown_address(value: str | None, gettext=lambda s: s) -> str:
     if value.lower().startswith("file:"):
         return value[len("file:"):]  # a path inside the imported folder, as recorded
     return value
+
+
+# A local path inside free text (an error, a problem's message): file:///… or /a/b/c.
+_PATH_IN_TEXT = re.compile(r"file://[^\s'\"]+|(?<![\w:/.])/(?:[^\s/'\"]+/)+[^\s/'\"]+")
+
+
+def public_text(value: str | None, gettext=lambda s: s) -> str:
+    """Free text from the data with the importing machine's paths reduced to file names."""
+    if not value:
+        return value or ""
+    return _PATH_IN_TEXT.sub(lambda m: shown_address(m.group(), gettext), value)

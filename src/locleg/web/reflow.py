@@ -14,7 +14,7 @@ import re
 # items (roman numerals), alíneas, and the closing formulas of the act.
 _STARTS = re.compile(
     r"""^(?:art(?:igo)?\.?\s*\d|§|par[áa]grafo\s+[úu]nico|[IVXLCDM]{1,7}\s*[-–—.)]\s
-        |[a-z]\)\s|\d{1,3}\s*[-–—)]\s|anexo\b|cap[íi]tulo\b|se[çc][ãa]o\b|t[íi]tulo\b)""",
+        |8\s?\d{1,2}\s?º|[a-z]\)\s|\d{1,3}\s*[-–—)]\s|anexo\b|cap[íi]tulo\b|se[çc][ãa]o\b|t[íi]tulo\b)""",
     re.I | re.X)
 _ENDS_SENTENCE = re.compile(r"[.:;!?]['\"”»)]?$")
 SHORT = 0.75  # a line shorter than this share of the page's widest lines ends a paragraph

@@ -16,12 +16,12 @@ from .. import __version__
 from ..enrich.status import STATUS_LABELS
 from . import i18n
 from .i18n import N_
-from .links import public_url, shown_address
+from .links import public_text, public_url, shown_address
 from .reflow import paragraphs
 
-templates = Jinja2Templates(directory=Path(__file__).parent / "templates",
-                            extensions=["jinja2.ext.i18n"])
+templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 env = templates.env
+env.add_extension("jinja2.ext.i18n")
 env.globals["version"] = __version__
 env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True,
                               pgettext=i18n.pgettext, npgettext=i18n.npgettext)
@@ -187,4 +187,5 @@ env.globals.update(url=url, type_label=lambda v: i18n.gettext(type_label(v)), no
 # sample's), else None.
 env.filters.update(number=i18n.number, size=size, when=i18n.when, day=i18n.day,
                    paragraphs=paragraphs, public_address=lambda v: shown_address(v, i18n.gettext),
+                   public_text=lambda v: public_text(v, i18n.gettext),
                    http_url=lambda v: None if demo() else public_url(v))
