@@ -763,7 +763,8 @@ def _file_stem(row) -> str:
     ASCII letters, digits and hyphens only (a safe Content-Disposition filename)."""
     kind = _TYPE_WORDS.get(row["type_normalized"] or "") or _slug(row["type_raw"] or "") \
         or "norma"
-    number = _slug(row["number"] or "") or "sn"
+    # 2.199 is 2199 (a thousands dot); 12-A stays 12-a.
+    number = _slug(re.sub(r"(?<=\d)\.(?=\d)", "", row["number"] or "")) or "sn"
     parts = [kind[:40], number[:20], str(row["year"] or ""), _slug(row["place"])[:60],
              (row["uf"] or "").lower()]
     if row["role"] != "texto_integral":

@@ -52,7 +52,8 @@ class Page:
         return LANGUAGES[self.locale]
 
 
-_page: ContextVar[Page] = ContextVar("locleg_page", default=Page(DEFAULT, False))
+_OUTSIDE = Page(DEFAULT, False)  # what a render outside a request speaks
+_page: ContextVar[Page | None] = ContextVar("locleg_page", default=None)
 
 
 def _locale_of(value: str | None) -> str | None:
@@ -109,7 +110,7 @@ def rendering(page: Page) -> Iterator[Page]:
 
 
 def current() -> Page:
-    return _page.get()
+    return _page.get() or _OUTSIDE
 
 
 @cache

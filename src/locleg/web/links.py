@@ -12,7 +12,6 @@ import re
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
-
 # Exactly http(s)://host...: browsers drop leading spaces and control characters and ignore
 # tabs and line ends inside a scheme, so nothing of the kind is allowed anywhere.
 _HTTP = re.compile(r"https?://[^\x00-\x20\x7f/\\?#@]+(?:[/?#][^\x00-\x20\x7f]*)?", re.I)
@@ -54,7 +53,7 @@ def shown_address(value: str | None, gettext=lambda s: s) -> str:
     if not value:
         return ""
     path = _local_path(value)
-    if path is not None:
+    if path is not None and path.is_absolute():
         return f"{gettext('local file imported')}: {path.name}" if path.name else \
             gettext("local file imported")
     if value.lower().startswith("file:"):

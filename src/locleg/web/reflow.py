@@ -11,17 +11,20 @@ from __future__ import annotations
 import re
 
 # What opens a unit of a Brazilian norm (LC 95/1998, art. 10): articles, paragraphs,
-# items (roman numerals), alíneas, and the closing formulas of the act.
+# items (roman numerals), alíneas, and the parts of an act (anexo, capítulo, seção, título);
+# "8 1º" is how OCR often reads "§ 1º".
+# Case matters: a line that starts "art. 30 da Constituição" continues a sentence.
 _STARTS = re.compile(
-    r"""^(?:art(?:igo)?\.?\s*\d|§|par[áa]grafo\s+[úu]nico|[IVXLCDM]{1,7}\s*[-–—.)]\s
-        |8\s?\d{1,2}\s?º|[a-z]\)\s|\d{1,3}\s*[-–—)]\s|anexo\b|cap[íi]tulo\b|se[çc][ãa]o\b|t[íi]tulo\b)""",
-    re.I | re.X)
+    r"""^(?:(?:Art|ART)(?:igo|IGO)?\.?\s*\d|§|8\s?\d{1,2}\s?º|(?:Par[áa]grafo|PAR[ÁA]GRAFO)\s+
+        (?:[úu]nico|[ÚU]NICO)|[IVXLCDM]{1,7}\s*[-–—.)]\s|[a-z]\)\s|\d{1,3}\s*[-–—)]\s
+        |(?:Anexo|ANEXO|Cap[íi]tulo|CAP[ÍI]TULO|Se[çc][ãa]o|SE[ÇC][ÃA]O|T[íi]tulo|T[ÍI]TULO)\b)""",
+    re.X)
 _ENDS_SENTENCE = re.compile(r"[.:;!?]['\"”»)]?$")
 SHORT = 0.75  # a line shorter than this share of the page's widest lines ends a paragraph
 
 
 def _is_heading(line: str) -> bool:
-    letters = [c for c in line if c.isalpha()]
+    letters = [c for c in line if c.isalpha() and c.upper() != c.lower()]  # º, ª have no case
     return len(letters) >= 3 and all(c.isupper() for c in letters)
 
 

@@ -175,7 +175,8 @@ def lang() -> str:
     return i18n.current().tag
 
 
-env.globals.update(url=url, type_label=lambda v: i18n.gettext(type_label(v)), norm_title=norm_title, json_href=json_href,
+env.globals.update(url=url, type_label=lambda v: i18n.gettext(type_label(v)),
+                   norm_title=norm_title, json_href=json_href,
                    METHOD_LABELS=METHOD_LABELS, ROLE_LABELS=ROLE_LABELS,
                    STATUS_LABELS=STATUS_LABELS, CITATION_KINDS=CITATION_KINDS,
                    LEGAL_LABELS=LEGAL_LABELS, STATE_LABELS=STATE_LABELS,
