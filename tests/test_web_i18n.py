@@ -87,7 +87,8 @@ def test_the_catalogue_holds_every_template_string_translated_and_compiled():
     """Every string the templates and the web code mark is in the pt-BR catalogue,
     translated, not fuzzy, and the committed .mo is the .po compiled (run `pybabel extract
     -F babel.cfg -k N_ …`, `pybabel update`, `pybabel compile -d src/locleg/web/locale`)."""
-    method_map = [("src/locleg/web/templates/**.html", "jinja2"), ("src/locleg/web/**.py", "python")]
+    method_map = [("src/locleg/web/templates/**.html", "jinja2"),
+                  ("src/locleg/web/**.py", "python")]
     options = {"src/locleg/web/templates/**.html": {"extensions": "jinja2.ext.i18n"}}
     marked = {m[2] if isinstance(m[2], str) else m[2][0]
               for m in extract_from_dir(str(ROOT), method_map, options,
@@ -105,7 +106,9 @@ def test_the_catalogue_holds_every_template_string_translated_and_compiled():
     with MO.open("rb") as f:
         compiled = read_mo(f)
     def pairs(messages) -> set:
-        flat = (lambda v: tuple(v) if isinstance(v, list | tuple) else v)
+        def flat(value):
+            return tuple(value) if isinstance(value, list | tuple) else value
+
         return {(flat(m.id), flat(m.string)) for m in messages if m.id}
 
     po_pairs, mo_pairs = pairs(catalogue), pairs(compiled)
@@ -150,7 +153,8 @@ def test_no_english_is_left_on_portuguese_pages(site):
         assert response.status_code in (200, 404), path
         text = visible(response.text)
         found = ENGLISH_WORDS.search(text)
-        assert found is None, f"{path}: {found.group()!r} in {text[max(0, found.start() - 80):found.end() + 80]!r}"
+        context = found and text[max(0, found.start() - 80):found.end() + 80]
+        assert found is None, f"{path}: {found.group()!r} in {context!r}"
         assert [s for s in sources if s in text] == [], path
 
 
