@@ -229,6 +229,8 @@ def test_the_place_finder_is_accent_insensitive_and_lists_covered_places_first(s
     assert [(p["name"], p["norms"]) for p in covered] == [("Juazeiro", 10), ("Bahia", 1),
                                                           ("Petrolina", 1)]
     assert site.client.get("/places.json?uf=XX").status_code == 400
+    too_long = site.client.get("/places.json?q=99999999999999999999")
+    assert too_long.status_code == 400 and "7 digits" in too_long.json()["error"]["message"]
     assert site.client.get("/places.json", params={"q": "x" * 101}).status_code == 400
     # The HTML page works without JavaScript: a GET form and plain links.
     html = page(site, "/places?q=juazeiro").text

@@ -276,7 +276,9 @@ def find_places(store: Store, q: str | None, uf: str | None = None) -> dict:
     query = _place_query()
     prefix = None
     if len(words) == 1 and words[0].isdigit():
-        query = query.where(jurisdiction.c.ibge_code == int(words[0][:12]))
+        if len(words[0]) > 7:
+            raise BadRequest("an IBGE code has 7 digits (2 for a state), such as 2918407")
+        query = query.where(jurisdiction.c.ibge_code == int(words[0]))
     elif words:
         folded = " ".join(words)
         # name_folded keeps punctuation ("d'oeste", "pau-d'arco"): match word by word.
