@@ -386,3 +386,14 @@ def test_originals_download_under_the_norm_and_place_name(site):
     assert state.headers["content-disposition"] == \
         'attachment; filename="lei-12000-2010-bahia-ba.html"'
     assert BytesIO(response.content).read(5) == b"%PDF-"
+
+
+def test_error_pages_speak_the_readers_language_and_json_stays_english(site):
+    text = visible(page(site, "/norm/99999", 404).text)
+    assert "Erro 404 Não encontrado nenhuma norma 99999" in text
+    assert "Error 404 Not found no norm 99999" in visible(page(site, "/norm/99999?lang=en",
+                                                              404).text)
+    assert visible(page(site, "/uf/XX", 404).text).count(
+        "nenhuma unidade federativa 'XX': use uma sigla como BA ou SP") == 1
+    error = site.client.get("/norm/99999.json").json()["error"]
+    assert (error["title"], error["message"]) == ("Not found", "no norm 99999")

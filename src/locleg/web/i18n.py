@@ -8,6 +8,7 @@ one shared Jinja2 environment serves requests in different languages at once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -183,3 +184,32 @@ def when(value: object) -> str:
                                 locale=_babel_locale(current().locale))
         return f"{shown} UTC"
     return day(value)
+
+
+# The explorer's commonest error messages, as they are raised (English, the JSON's), and
+# their form in the catalogue; a message not listed is shown as it is.
+_MESSAGES = [(re.compile(pattern), template) for pattern, template in (
+    (r"no norm (?P<id>\d+)", N_("no norm %(id)s")),
+    (r"no document (?P<id>\d+)", N_("no document %(id)s")),
+    (r"no jurisdiction with IBGE code (?P<code>\d+)",
+     N_("no jurisdiction with IBGE code %(code)s")),
+    (r"no archived original for (?:document|version) (?P<id>\d+)",
+     N_("no archived original for %(id)s")),
+    (r"no federative unit (?P<uf>.{1,12}): use a code such as BA or SP",
+     N_("no federative unit %(uf)s: use a code such as BA or SP")),
+    (r"no such page", N_("no such page")),
+    (r"this page link is damaged: start from the first page",
+     N_("this page link is damaged: start from the first page")),
+    (r"a place name has at most 100 characters", N_("a place name has at most 100 characters")),
+    (r"an IBGE code has 7 digits \(2 for a state\), such as 2918407",
+     N_("an IBGE code has 7 digits (2 for a state), such as 2918407")),
+)]
+
+
+def message(text: str) -> str:
+    """An error message in the reader's language when it is one the catalogue knows."""
+    for pattern, template in _MESSAGES:
+        found = pattern.fullmatch(text)
+        if found:
+            return gettext(template) % found.groupdict()
+    return text

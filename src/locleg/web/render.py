@@ -98,8 +98,8 @@ def _spoken(response: Response, page: i18n.Page) -> Response:
     return response
 
 
-# Messages of ours that reach error pages as they are (the rest carry values and stay English).
-KNOWN_MESSAGES = (N_("no such page"), N_("has text"), N_("unknown year"))
+# Facet labels the views give (JSON keeps them in English), translated where shown.
+KNOWN_LABELS = (N_("has text"), N_("unknown year"))
 ERROR_TITLES = {400: N_("This request cannot be answered"), 404: N_("Not found"),
                 405: N_("Method not allowed"), 500: N_("Something went wrong on our side"),
                 503: N_("Temporarily unavailable")}
@@ -183,7 +183,7 @@ env.globals.update(url=url, type_label=lambda v: i18n.gettext(type_label(v)),
                    page_link=page_link, demo=demo, lang=lang,
                    # `tr(value)`: a value from data translated when the catalogue knows it,
                    # never %-formatted (it may hold anything).
-                   tr=i18n.gettext)
+                   tr=i18n.gettext, error_message=i18n.message)
 # `x|http_url`: the address when it may be a link (http or https only, and not a made-up
 # sample's), else None.
 env.filters.update(number=i18n.number, size=size, when=i18n.when, day=i18n.day,
