@@ -894,6 +894,10 @@ def test_the_404_page_links_its_json_twin_on_this_site(site, path):
     assert href.startswith("/") and not href.startswith("//") and "\\" not in href, href
     assert href.endswith(".json")
     assert f'<a href="{href}">This page as JSON</a>' in response.text
+    # The other language's link stays on this site too.
+    other = response.text.split('hreflang="pt-BR"')[0].rsplit('<a href="', 1)[1].split('"')[0]
+    assert other.startswith("/") and not other.startswith("//") and "\\" not in other, other
+    assert other.endswith("lang=pt-BR")
 
 
 def test_public_answers_never_show_the_importing_machines_paths(site):

@@ -125,13 +125,17 @@ def url(path: str, params: list[tuple[str, str]] | dict | None = None) -> str:
     return path + "?" + urlencode(params)
 
 
-def json_href(request: Request) -> str:
-    """This page's JSON twin, built from the path's segments so that it stays on this site
-    whatever the path holds ('//evil.example/x', backslashes, dot segments)."""
+def _own_path(request: Request) -> str:
+    """This page's path rebuilt from its segments, so that it stays on this site whatever
+    the path holds ('//evil.example/x', backslashes, dot segments); '' for the home page."""
     segments = [quote(s, safe="") for s in request.url.path.split("/") if s not in ("", ".", "..")]
-    href = "/" + "/".join(segments) if segments else "/index"
+    return "/" + "/".join(segments) if segments else ""
+
+
+def json_href(request: Request) -> str:
+    """This page's JSON twin (on this site, see _own_path)."""
     query = request.url.query
-    return href + ".json" + ("?" + query if query else "")
+    return (_own_path(request) or "/index") + ".json" + ("?" + query if query else "")
 
 
 def type_label(value: str | None) -> str:
@@ -163,7 +167,7 @@ def page_link(request: Request, **changes: str | None) -> str:
     """This page with some query parameters changed (None removes one): toggles, languages."""
     params = [(k, v) for k, v in request.query_params.multi_items() if k not in changes]
     params += [(k, v) for k, v in changes.items() if v is not None]
-    return url(request.url.path, params)
+    return url(_own_path(request) or "/", params)
 
 
 def demo() -> bool:
