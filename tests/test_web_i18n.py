@@ -284,6 +284,11 @@ def test_revoked_and_altered_norms_carry_a_badge_everywhere(site):
     english = page(site, f"/norm/{n['revoked']}?lang=en").text
     assert ("revoked", "revoked") in badge.findall(english)
     assert ("revoked", "revoked") in badge.findall(page(site, "/search?q=mototaxi&lang=en").text)
+    # The legal status facet speaks the page's language too.
+    assert '<span class="facet-label">revogada</span>' in listing
+    english_listing = page(site, f"/jurisdiction/{JUAZEIRO}?lang=en").text
+    assert '<span class="facet-label">revoked</span>' in english_listing
+    assert "revogada" not in english_listing
 
 
 # -- reading on a phone ----------------------------------------------------------------------
