@@ -33,7 +33,7 @@ demo: install
 	rm -rf $(DEMO)
 	$(BIN)/locleg init $(DEMO)
 	@echo "== a local dump: born-digital PDFs, a scan, HTML and TXT, with a manifest"
-	$(BIN)/python -m locleg.samples $(DEMO)/sample-documents
+	$(BIN)/python -m locleg.samples $(DEMO)/sample-documents --corpus $(DEMO)
 	$(BIN)/locleg import $(DEMO)/sample-documents/manifest.csv --corpus $(DEMO)
 	@echo "== a SAPL câmara (Juazeiro) served on 127.0.0.1:$(DEMO_SAPL_PORT), harvested politely"
 	$(BIN)/python -m locleg.harvest.fixture_server --port $(DEMO_SAPL_PORT) --crawl-delay 0.2 \

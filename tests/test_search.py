@@ -932,7 +932,8 @@ def test_the_export_starts_with_the_named_norm_and_carries_status_and_urn(lookup
 
 def test_the_search_page_shows_status_and_the_named_norm(lookup):
     n = lookup.norms
-    with LiveServer(lookup.corpus) as live, httpx.Client(base_url=live.url, timeout=30) as client:
+    with LiveServer(lookup.corpus) as live, httpx.Client(
+            base_url=live.url, timeout=30, headers={"Accept-Language": "en"}) as client:
         data = client.get("/search.json", params={"q": "lei 2199", "j": JUAZEIRO}).json()
         first = data["results"][0]
         assert (first["norm_id"], first["named"], first["status"], first["status_label"]) == (
@@ -946,7 +947,7 @@ def test_the_search_page_shows_status_and_the_named_norm(lookup):
         numbered = client.get("/search.json", params={"number": "2.199", "type": "lei"}).json()
         assert {r["norm_id"] for r in numbered["results"]} == {n["law2199"], n["petro2199"]}
         html = client.get("/search", params={"q": "lei 1996"}).text
-        assert 'class="badge status status-revoked' in html and ">revogada</span>" in html
+        assert 'class="badge legal legal-revoked"' in html and ">revoked</span>" in html
         assert 'class="badge named"' in html
         missing = client.get("/search", params={"q": "lei 9999"}).text
         assert "No norm named <b>lei 9999</b>" in missing
