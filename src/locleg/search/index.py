@@ -89,7 +89,7 @@ def refresh_index(store: Store, *, batch: int = BATCH, commit_every: int = COMMI
                     queue_ids.append(queue_id)
                 last_read = queue_ids[-1]
                 entries, rows = _entries(conn, norm_ids)
-            textindex.write(index, writer, norm_ids, entries)
+            textindex.write(writer, norm_ids, entries)
             held.append((queue_ids, rows, norm_ids))
             held_norms += len(norm_ids)
             report.norms += len(norm_ids)

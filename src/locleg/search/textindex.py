@@ -234,7 +234,7 @@ def forget(folder: Path) -> None:
         _OPEN.pop(folder.resolve(), None)
 
 
-def write(index: TextIndex, writer: tantivy.IndexWriter, removed: Iterable[int],
+def write(writer: tantivy.IndexWriter, removed: Iterable[int],
           entries: Iterable[Entry]) -> None:
     """Replace these norms' documents (commit is the caller's)."""
     for norm_id in removed:
@@ -264,20 +264,10 @@ def _boost(query: Query, boost: float) -> Query:
 
 
 def _word(word: Word) -> Query | None:
-    if word.prefix:
+    if word.prefix or word.exact:
+        # A prefix (tribut*) is of the word as written; a quoted word is that word.
         tokens = analysis.folded(word.raw)
-        if not tokens:
-            return None
-        pattern = _regex_escape(tokens[-1]) + ".*"
-        return _should(_boost(Query.regex_query(SCHEMA, f, pattern), b)
-                       for f, b in EXACT_WORD_FIELDS)
-    if word.exact:
-        tokens = analysis.folded(word.raw)
-        if not tokens:
-            return None
-        if len(tokens) > 1:
-            return _phrase_of(tokens, prefix=False)
-        return _should(_boost(_term(f, tokens[0]), b) for f, b in EXACT_WORD_FIELDS)
+        return _phrase_of(tokens, prefix=word.prefix) if tokens else None
     stems = analysis.stems_of(word.raw)
     if not stems:
         return None  # a stop word: it narrows nothing
@@ -296,11 +286,12 @@ def _regex_escape(text: str) -> str:
 
 
 def _phrase_of(tokens: list[str], prefix: bool) -> Query:
+    """Folded tokens in the exact fields: one word (or its prefix), or a phrase."""
     if len(tokens) == 1:
         if prefix:
             pattern = _regex_escape(tokens[0]) + ".*"
             return _should(_boost(Query.regex_query(SCHEMA, f, pattern), b)
-                           for f, b in EXACT_FIELDS)
+                           for f, b in EXACT_WORD_FIELDS)
         return _should(_boost(_term(f, tokens[0]), b) for f, b in EXACT_WORD_FIELDS)
     make = Query.phrase_prefix_query if prefix else Query.phrase_query
     return _should(_boost(make(SCHEMA, f, tokens), b) for f, b in EXACT_FIELDS)
