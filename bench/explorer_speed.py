@@ -166,6 +166,7 @@ def main() -> None:
     rng = random.Random(5)
     folder = build(args.norms, corpus_folder(args.norms))
     warm_files(folder / textindex.INDEX_FOLDER)
+    warm_files(folder / "corpus.db")
     db = sqlite3.connect(folder / "corpus.db")
     queries = pick_queries(folder, args.norms, args.queries, rng)
     places = db.execute("SELECT jurisdiction_code, uf, norms FROM search_place").fetchall()

@@ -487,7 +487,8 @@ def _facets(searcher: tantivy.Searcher, plan: _Plan, total: int, exact_up_to: in
     scale = textindex.SAMPLES / classes
     within = None
     if sampled:
-        within = searcher.search(query, 1, count=True).count
+        # Every norm is "yes" or "no" in the text facet: its buckets count the sample.
+        within = sum(int(b["doc_count"]) for b in answer.get("text", {}).get("buckets", []))
     facets: dict[str, list[tuple[str, int]]] = {}
     for name in _FACET_FIELDS:
         buckets = answer.get(name, {}).get("buckets", [])
