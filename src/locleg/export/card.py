@@ -31,11 +31,12 @@ def gather(stats: dict, table: str, batch: pa.Table) -> None:
     _add(s.setdefault("by_uf", {}), _counts(batch.column("uf")))
     if table == "norms":
         by_code = s.setdefault("by_jurisdiction", {})
-        for code, name, uf in zip(batch.column("jurisdiction_code").to_pylist(),
-                                  batch.column("jurisdiction").to_pylist(),
-                                  batch.column("uf").to_pylist(), strict=True):
-            entry = by_code.setdefault(str(code), {"name": name, "uf": uf, "norms": 0})
-            entry["norms"] += 1
+        places = batch.group_by(["jurisdiction_code", "jurisdiction", "uf"]).aggregate(
+            [([], "count_all")])
+        for row in places.to_pylist():
+            entry = by_code.setdefault(str(row["jurisdiction_code"]), {
+                "name": row["jurisdiction"], "uf": row["uf"], "norms": 0})
+            entry["norms"] += row["count_all"]
         _add(s.setdefault("status", {}), _counts(batch.column("status")))
         _add(s.setdefault("type", {}), _counts(batch.column("type")))
         s["removed"] = s.get("removed", 0) + batch.num_rows \
@@ -111,7 +112,8 @@ def dataset_card(manifest: dict, stats: dict, jurisdictions_total: int,
         "HTML, …), " + ("the text page by page, " if manifest["with_text"] else "")
         + "and the citations between norms read from their texts.", "",
         f"- made {manifest['created_at']} by br-locleg {manifest['locleg_version']} from a "
-        f"corpus on {manifest['corpus']['database']} (schema {', '.join(manifest['corpus']['schema'])})",
+        f"corpus on {manifest['corpus']['database']} (schema "
+        f"{', '.join(manifest['corpus']['schema'])})",
         f"- format: {fmt}" + (" (zstd-compressed Parquet, hive-partitioned by UF)"
                               if fmt == "parquet" else " (gzip-compressed, one folder per UF)"),
         "- text: " + ("included (`texts/`)" if manifest["with_text"]

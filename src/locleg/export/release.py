@@ -34,7 +34,7 @@ from ..search.engine import UFS
 from ..store.schema import jurisdiction
 from . import card
 from .tables import READERS, TABLES, Scope, corpus_state
-from .writers import FORMATS, TableWriter, WrittenFile
+from .writers import FORMATS, TableWriter, WrittenFile, staged_name
 
 FORMAT_VERSION = 1
 STAGING = ".locleg-export"
@@ -282,7 +282,9 @@ def export_release(corpus: Corpus, folder: Path, options: ExportOptions,
 def _write_table(conn: Connection, folder: Path, spec, fmt: str, scope: Scope,
                  empty_uf: str, on_rows) -> tuple[list[WrittenFile], dict]:
     staging = folder / STAGING
-    shutil.rmtree(staging / spec.name, ignore_errors=True)
+    staging.mkdir(parents=True, exist_ok=True)
+    for stale in staging.glob(f"{spec.name}~*"):
+        stale.unlink()
     writer = TableWriter(spec, fmt, staging)
     stats: dict = {}
     try:
@@ -298,11 +300,14 @@ def _write_table(conn: Connection, folder: Path, spec, fmt: str, scope: Scope,
         raise
     # The table's files replace whatever an interrupted run left under its name.
     shutil.rmtree(folder / spec.name, ignore_errors=True)
+    made: set[Path] = set()
     for f in files:
-        source = staging / f.path
+        source = staging / staged_name(f.path)
         _fsync_file(source)
         target = folder / f.path
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
         os.replace(source, target)
     return files, stats.get(spec.name, {"rows": 0})
 

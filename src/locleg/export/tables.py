@@ -9,13 +9,13 @@ by what changed since a moment.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 import pyarrow as pa
-from sqlalchemy import exists, func, or_, select
+from sqlalchemy import Date, DateTime, String, exists, func, or_, select, type_coerce
 from sqlalchemy.engine import Connection
 
 from ..store.db import _among
@@ -30,7 +30,8 @@ from ..store.schema import (
     source,
     version,
 )
-from ..web.links import public_origin, public_url
+from ..web.links import public_origin
+from ..web.links import public_url as _public_url
 
 STRING, INT, FLOAT = pa.string(), pa.int64(), pa.float64()
 DATE, TIME = pa.date32(), pa.timestamp("us", tz="UTC")
@@ -87,12 +88,8 @@ NORMS = TableSpec("norms", "one row per norm of a jurisdiction, however many sou
     Column("status_evidence", STRING, "JSON: the acts that give the status (SAPL vínculo or "
                                       "a sentence of a text)"),
     Column("cited_by", INT, "how many other norms' texts cite it"),
-    Column("records", INT, "how many source records it has"),
+    Column("records", INT, "how many source records it has (records/)"),
     Column("source_url", STRING, "the norm's page at the source of its first record"),
-    Column("record_provenance", STRING, "JSON list: each record of it (record_id, source_id, "
-                                        "platform, source_base_url, native_id, url, "
-                                        "first_seen_at, last_seen_at, changed_at, removed_at, "
-                                        "unmatched)"),
     Column("provenance", STRING, "JSON: for each field shown, the record it came from "
                                  "({\"record\": 7}, \"from\": \"text\" when read from its "
                                  "heading)"),
@@ -102,6 +99,29 @@ NORMS = TableSpec("norms", "one row per norm of a jurisdiction, however many sou
     Column("changed_at", TIME, "when a field shown last changed (UTC)"),
     Column("removed_at", TIME, "when every record of it was removed at its source (UTC)"),
     Column("enriched_at", TIME, "when its texts were last read for headings and citations"),
+))
+
+RECORDS = TableSpec("records", "what each source says of a norm: its records, the "
+                    "provenance of every norm", (
+    Column("record_id", INT, "id of the record (norms.provenance names them)"),
+    _NORM_ID, _JURISDICTION, _UF,
+    Column("source_id", INT, "the source that holds it"),
+    Column("platform", STRING, "the source's platform: sapl, folder, ..."),
+    Column("source_base_url", STRING, "the source's address (null for a local import)"),
+    Column("native_id", STRING, "the source's own id for it (SAPL: normajuridica.id)"),
+    Column("url", STRING, "the norm's page at the source"),
+    Column("type_raw", STRING, "type as the source writes it"),
+    Column("type", STRING, "that type in LexML's vocabulary"),
+    Column("number", STRING, "number as the source writes it"),
+    Column("year", INT, "year as the source gives it"),
+    Column("date", DATE, "date as the source gives it"),
+    Column("ementa", STRING, "ementa as the source writes it"),
+    Column("unmatched", STRING, "why it could not be matched to other records (s/n, no "
+                                "year, a generic type), standing alone"),
+    Column("first_seen_at", TIME, "when the corpus first saw it at its source (UTC)"),
+    Column("last_seen_at", TIME, "when it was last seen there (UTC)"),
+    Column("changed_at", TIME, "when one of its fields last changed (UTC)"),
+    Column("removed_at", TIME, "when it left its source (UTC): kept, never deleted"),
 ))
 
 DOCUMENTS = TableSpec("documents", "one row per document (texto integral, anexo) of a norm", (
@@ -189,7 +209,7 @@ MERGES = TableSpec("merges", "norm ids that no longer stand alone: their records
     _JURISDICTION, _UF,
 ))
 
-TABLES = (NORMS, DOCUMENTS, EXTRACTIONS, CITATIONS, MERGES, TEXTS)
+TABLES = (NORMS, RECORDS, DOCUMENTS, EXTRACTIONS, CITATIONS, MERGES, TEXTS)
 
 
 # -- the scope: which norms a release covers ------------------------------------------------
@@ -243,6 +263,19 @@ def changed_since(since: datetime):
 # -- rows -----------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=4096)
+def public_url(url: str | None) -> str | None:
+    """A source's address, when it may be published (a few sources, many records)."""
+    return _public_url(url)
+
+
+def raw(*columns) -> list:
+    """The columns as the driver gives them: dates and times read from SQLite stay ISO
+    strings (Arrow parses a whole column at once, far faster than one object a value)."""
+    return [type_coerce(c, String).label(c.name) if isinstance(c.type, Date | DateTime)
+            else c for c in columns]
+
+
 def _json_or_none(text: str | None) -> str | None:
     return text if text not in (None, "", "{}", "[]") else None
 
@@ -252,50 +285,44 @@ def _keyset(conn: Connection, query, key, after: int, limit: int = BATCH) -> lis
 
 
 def norm_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
+    first_url = (select(record.c.url).where(record.c.norm_id == norm.c.id,
+                                            record.c.url.is_not(None))
+                 .order_by(record.c.id).limit(1).scalar_subquery())
     query = (
-        select(norm.c.id, norm.c.urn, norm.c.jurisdiction_code, jurisdiction.c.name,
-               jurisdiction.c.uf, jurisdiction.c.level, norm.c.key, norm.c.type_raw,
-               norm.c.type_normalized, norm.c.family, norm.c.number, norm.c.year, norm.c.date,
-               norm.c.ementa, norm.c.status, norm.c.status_evidence, norm.c.cited_by,
-               norm.c.records, norm.c.provenance, norm.c.conflicts, norm.c.first_seen_at,
-               norm.c.changed_at, norm.c.removed_at, norm.c.enriched_at)
+        select(*raw(norm.c.id, norm.c.urn, norm.c.jurisdiction_code, jurisdiction.c.name,
+                    jurisdiction.c.uf, jurisdiction.c.level, norm.c.key, norm.c.type_raw,
+                    norm.c.type_normalized, norm.c.family, norm.c.number, norm.c.year,
+                    norm.c.date, norm.c.ementa, norm.c.status, norm.c.status_evidence,
+                    norm.c.cited_by, norm.c.records), first_url,
+               *raw(norm.c.provenance, norm.c.conflicts, norm.c.first_seen_at,
+                    norm.c.changed_at, norm.c.removed_at, norm.c.enriched_at))
         .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
         .where(*scope.norms())
     )
     after = 0
-    while True:
-        rows = _keyset(conn, query, norm.c.id, after)
-        if not rows:
-            return
-        after = rows[-1].id
-        records: dict[int, list[dict]] = {}
-        for r in conn.execute(
-            select(record.c.id, record.c.norm_id, record.c.source_id, source.c.platform,
-                   source.c.base_url, record.c.native_id, record.c.url, record.c.first_seen_at,
-                   record.c.last_seen_at, record.c.changed_at, record.c.removed_at,
-                   record.c.unmatched)
-            .join(source, source.c.id == record.c.source_id)
-            .where(_among(conn, record.c.norm_id, [n.id for n in rows]))
-            .order_by(record.c.id)
-        ):
-            records.setdefault(r.norm_id, []).append({
-                "record_id": r.id, "source_id": r.source_id, "platform": r.platform,
-                "source_base_url": public_url(r.base_url), "native_id": r.native_id,
-                "url": r.url, "first_seen_at": _iso(r.first_seen_at),
-                "last_seen_at": _iso(r.last_seen_at), "changed_at": _iso(r.changed_at),
-                "removed_at": _iso(r.removed_at), "unmatched": r.unmatched})
-        out = []
-        for n in rows:
-            mine = records.get(n.id, [])
-            out.append((
-                n.id, n.urn, n.jurisdiction_code, n.name, n.uf, n.level, n.key, n.type_raw,
-                n.type_normalized, n.family, n.number, n.year, n.date, n.ementa, n.status,
-                _json_or_none(n.status_evidence), n.cited_by, n.records,
-                next((m["url"] for m in mine if m["url"]), None),
-                json.dumps(mine, ensure_ascii=False), _json_or_none(n.provenance),
-                _json_or_none(n.conflicts), n.first_seen_at, n.changed_at, n.removed_at,
-                n.enriched_at))
-        yield out
+    while rows := _keyset(conn, query, norm.c.id, after):
+        after = rows[-1][0]
+        yield [(*r[:15], _json_or_none(r[15]), *r[16:19], _json_or_none(r[19]),
+                _json_or_none(r[20]), *r[21:]) for r in rows]
+
+
+def record_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
+    query = (
+        select(*raw(record.c.id, record.c.norm_id, norm.c.jurisdiction_code, jurisdiction.c.uf,
+                    record.c.source_id, source.c.platform, source.c.base_url,
+                    record.c.native_id, record.c.url, record.c.type_raw,
+                    record.c.type_normalized, record.c.number, record.c.year, record.c.date,
+                    record.c.ementa, record.c.unmatched, record.c.first_seen_at,
+                    record.c.last_seen_at, record.c.changed_at, record.c.removed_at))
+        .select_from(record.join(norm, norm.c.id == record.c.norm_id)
+                     .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
+                     .join(source, source.c.id == record.c.source_id))
+        .where(*scope.norms())
+    )
+    after = 0
+    while rows := _keyset(conn, query, record.c.id, after):
+        after = rows[-1][0]
+        yield [(*r[:6], public_url(r[6]), *r[7:]) for r in rows]
 
 
 def _iso(value) -> str | None:
@@ -313,12 +340,13 @@ def document_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
     versions = (select(func.count()).select_from(every)
                 .where(every.c.document_id == document.c.id).scalar_subquery())
     query = (
-        select(document.c.id, record.c.norm_id, document.c.record_id, norm.c.jurisdiction_code,
-               jurisdiction.c.uf, document.c.role, document.c.title, document.c.url,
-               document.c.current_version_id, version.c.sha256, version.c.media_type,
-               version.c.size, version.c.fetched_at, version.c.origin, source.c.base_url,
-               version.c.http_status, versions.label("versions"), document.c.created_at,
-               document.c.checked_at, document.c.removed_at)
+        select(*raw(document.c.id, record.c.norm_id, document.c.record_id,
+                    norm.c.jurisdiction_code, jurisdiction.c.uf, document.c.role,
+                    document.c.title, document.c.url, document.c.current_version_id,
+                    version.c.sha256, version.c.media_type, version.c.size, version.c.fetched_at,
+                    version.c.origin, source.c.base_url, version.c.http_status),
+               versions.label("versions"),
+               *raw(document.c.created_at, document.c.checked_at, document.c.removed_at))
         .select_from(_document_base()
                      .join(source, source.c.id == record.c.source_id)
                      .outerjoin(version, version.c.id == document.c.current_version_id))
@@ -326,26 +354,26 @@ def document_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
     )
     after = 0
     while rows := _keyset(conn, query, document.c.id, after):
-        after = rows[-1].id
-        yield [(*r[:13], public_origin(r.origin, r.base_url), *r[15:]) for r in rows]
+        after = rows[-1][0]
+        yield [(*r[:13], public_origin(r[13], r[14]), *r[15:]) for r in rows]
 
 
 def extraction_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
     query = (
-        select(document.c.id.label("key"), extraction.c.version_id, document.c.id,
-               record.c.norm_id, norm.c.jurisdiction_code, jurisdiction.c.uf,
-               extraction.c.status, extraction.c.method, extraction.c.backend,
-               extraction.c.backend_version, extraction.c.confidence, extraction.c.pages,
-               extraction.c.chars, extraction.c.error, extraction.c.detail,
-               extraction.c.duration_s, extraction.c.extracted_at)
+        select(*raw(extraction.c.version_id, document.c.id, record.c.norm_id,
+                    norm.c.jurisdiction_code, jurisdiction.c.uf, extraction.c.status,
+                    extraction.c.method, extraction.c.backend, extraction.c.backend_version,
+                    extraction.c.confidence, extraction.c.pages, extraction.c.chars,
+                    extraction.c.error, extraction.c.detail, extraction.c.duration_s,
+                    extraction.c.extracted_at))
         .select_from(_document_base().join(
             extraction, extraction.c.version_id == document.c.current_version_id))
         .where(*scope.norms())
     )
     after = 0
     while rows := _keyset(conn, query, document.c.id, after):
-        after = rows[-1].key
-        yield [tuple(r[1:]) for r in rows]
+        after = rows[-1][1]
+        yield [tuple(r) for r in rows]
 
 
 def text_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
@@ -388,19 +416,20 @@ def _pages(conn: Connection, docs: list) -> list[tuple]:
 
 def citation_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
     query = (
-        select(citation.c.id, citation.c.norm_id, citation.c.target_norm_id,
-               norm.c.jurisdiction_code, jurisdiction.c.uf, citation.c.version_id,
-               citation.c.page, citation.c.start, citation.c.end, citation.c.text,
-               citation.c.kind, citation.c.family, citation.c.number, citation.c.year,
-               citation.c.date, citation.c.sphere, citation.c.fragment, citation.c.article,
-               citation.c.sentence, citation.c.flags, citation.c.urn, citation.c.target_key)
+        select(*raw(citation.c.id, citation.c.norm_id, citation.c.target_norm_id,
+                    norm.c.jurisdiction_code, jurisdiction.c.uf, citation.c.version_id,
+                    citation.c.page, citation.c.start, citation.c.end, citation.c.text,
+                    citation.c.kind, citation.c.family, citation.c.number, citation.c.year,
+                    citation.c.date, citation.c.sphere, citation.c.fragment,
+                    citation.c.article, citation.c.sentence, citation.c.flags, citation.c.urn,
+                    citation.c.target_key))
         .select_from(citation.join(norm, norm.c.id == citation.c.norm_id)
                      .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code))
         .where(*scope.norms())
     )
     after = 0
     while rows := _keyset(conn, query, citation.c.id, after):
-        after = rows[-1].id
+        after = rows[-1][0]
         yield [tuple(r) for r in rows]
 
 
@@ -416,8 +445,9 @@ def merge_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
         yield [tuple(r) for r in rows]
 
 
-READERS = {"norms": norm_rows, "documents": document_rows, "extractions": extraction_rows,
-           "texts": text_rows, "citations": citation_rows, "merges": merge_rows}
+READERS = {"norms": norm_rows, "records": record_rows, "documents": document_rows,
+           "extractions": extraction_rows, "texts": text_rows, "citations": citation_rows,
+           "merges": merge_rows}
 
 
 # -- the corpus state a release came from ---------------------------------------------------

@@ -23,10 +23,20 @@ from .tables import TableSpec
 
 FORMATS = ("parquet", "jsonl", "csv")
 SUFFIXES = {"parquet": ".parquet", "jsonl": ".jsonl.gz", "csv": ".csv.gz"}
-GROUP_BYTES = 16 << 20  # a UF's buffer becomes a row group at this size...
+GROUP_BYTES = 8 << 20  # a UF's buffer becomes a row group at this size...
 GROUP_ROWS = 100_000  # ...or this many rows
-BUFFERED_BYTES = 64 << 20  # all UFs' buffers together
+BUFFERED_BYTES = 48 << 20  # all UFs' buffers together
 PART_BYTES = 1 << 30  # a file is closed and the next part begun past this size
+
+
+def part_path(table: str, uf: str, number: int, fmt: str) -> str:
+    """A part's final path inside the release: norms/uf=BA/part-00000.parquet."""
+    return f"{table}/uf={uf}/part-{number:05d}{SUFFIXES[fmt]}"
+
+
+def staged_name(path: str) -> str:
+    """Where a part is written before it is complete: one flat name in the staging folder."""
+    return path.replace("/", "~")
 
 
 class HashingFile:
@@ -67,6 +77,19 @@ class WrittenFile:
     sha256: str
 
 
+def arrow(values, type: pa.DataType) -> pa.Array:
+    """A column as Arrow. Dates and times may come as SQLite's ISO text ('2026-11-29
+    12:00:00.000000', in UTC): parsed by Arrow at once, then marked as UTC."""
+    if pa.types.is_timestamp(type) or pa.types.is_date(type):
+        first = next((v for v in values if v is not None), None)
+        if isinstance(first, str):
+            text = pa.array(values, type=pa.string())
+            if pa.types.is_date(type):
+                return text.cast(type)
+            return text.cast(pa.timestamp(type.unit)).cast(type)
+    return pa.array(values, type=type)
+
+
 def _json_default(value):
     if isinstance(value, datetime | date):
         return value.isoformat()
@@ -76,10 +99,11 @@ def _json_default(value):
 class _Part:
     """One file being written: a Parquet writer, or a gzip stream of lines."""
 
-    def __init__(self, spec: TableSpec, fmt: str, path: Path) -> None:
+    def __init__(self, spec: TableSpec, fmt: str, staging: Path, path: str) -> None:
         self.fmt, self.path, self.rows = fmt, path, 0
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.file = HashingFile(path)
+        # Staged flat (no folder per UF to make and remove), renamed into uf=XX/ when done.
+        self.staged = staging / staged_name(path)
+        self.file = HashingFile(self.staged)
         if fmt == "parquet":
             self.schema = spec.schema.remove(spec.schema.get_field_index("uf"))
             self.writer = pq.ParquetWriter(self.file, self.schema, compression="zstd")
@@ -91,7 +115,8 @@ class _Part:
     def write(self, table: pa.Table) -> None:
         self.rows += table.num_rows
         if self.fmt == "parquet":
-            self.writer.write_table(table.drop_columns(["uf"]), row_group_size=table.num_rows)
+            self.writer.write_table(table.drop_columns(["uf"]),
+                                    row_group_size=max(1, table.num_rows))
         elif self.fmt == "csv":
             self.writer.write_table(table)
         else:
@@ -133,14 +158,18 @@ class TableWriter:
             return None
         columns = list(zip(*rows, strict=True))
         batch = pa.Table.from_arrays(
-            [pa.array(values, type=c.type) for values, c in zip(columns, self.spec.columns,
-                                                                 strict=True)],
+            [arrow(values, c.type) for values, c in zip(columns, self.spec.columns,
+                                                         strict=True)],
             schema=self.spec.schema)
         self.rows += batch.num_rows
-        ufs = batch.column("uf")
-        present = pc.unique(ufs).to_pylist()
-        for uf in present:
-            part = batch if len(present) == 1 else batch.filter(pc.equal(ufs, uf))
+        counts = {item["values"]: item["counts"]
+                  for item in pc.value_counts(batch.column("uf")).to_pylist()}
+        if len(counts) > 1:  # one sort, then each UF is a slice of it
+            batch = batch.take(pc.sort_indices(batch.column("uf")))
+        offset = 0
+        for uf in sorted(counts):
+            part = batch.slice(offset, counts[uf])
+            offset += counts[uf]
             self._pending.setdefault(uf, []).append(part)
             self._pending_bytes[uf] = self._pending_bytes.get(uf, 0) + part.nbytes
             if (self._pending_bytes[uf] >= GROUP_BYTES
@@ -159,9 +188,8 @@ class TableWriter:
         if part is None:
             number = self._numbers.get(uf, 0)
             self._numbers[uf] = number + 1
-            path = self.staging / self.spec.name / f"uf={uf}" / \
-                f"part-{number:05d}{SUFFIXES[self.fmt]}"
-            part = self._parts[uf] = _Part(self.spec, self.fmt, path)
+            part = self._parts[uf] = _Part(self.spec, self.fmt, self.staging,
+                                           part_path(self.spec.name, uf, number, self.fmt))
         part.write(pa.concat_tables(tables))
         if part.size >= PART_BYTES:
             self._close(uf)
@@ -169,8 +197,8 @@ class TableWriter:
     def _close(self, uf: str) -> None:
         part = self._parts.pop(uf)
         part.close()
-        self.files.append(WrittenFile(part.path.relative_to(self.staging).as_posix(),
-                                      part.rows, part.size, part.file.sha256.hexdigest()))
+        self.files.append(WrittenFile(part.path, part.rows, part.size,
+                                      part.file.sha256.hexdigest()))
 
     def finish(self, empty_uf: str) -> list[WrittenFile]:
         """Write what is buffered, close every file; a table without rows still gets one
@@ -178,10 +206,8 @@ class TableWriter:
         for uf in list(self._pending):
             self._flush(uf)
         if not self._parts and not self.files:
-            self._parts[empty_uf] = _Part(
-                self.spec, self.fmt,
-                self.staging / self.spec.name / f"uf={empty_uf}" / f"part-00000"
-                f"{SUFFIXES[self.fmt]}")
+            self._parts[empty_uf] = _Part(self.spec, self.fmt, self.staging,
+                                          part_path(self.spec.name, empty_uf, 0, self.fmt))
             self._parts[empty_uf].write(self.spec.schema.empty_table())
         for uf in list(self._parts):
             self._close(uf)
