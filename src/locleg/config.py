@@ -14,6 +14,7 @@ from .store.db import has_password, safe_url, url_without_password
 SETTINGS_FILE = "locleg.toml"
 DEFAULT_DB_FILE = "corpus.db"
 DEFAULT_ORIGINALS = "originals"
+EXPORTS = "exports"  # releases (locleg export) the explorer lists and serves
 FORMAT = 1
 
 
@@ -22,6 +23,11 @@ class Settings:
     folder: Path
     database_url: str
     originals: Path
+
+    @property
+    def exports(self) -> Path:
+        """Where the explorer finds releases to list and serve: <corpus>/exports/."""
+        return self.folder / EXPORTS
 
     @property
     def is_sqlite(self) -> bool:
