@@ -37,7 +37,7 @@ STRING, INT, FLOAT = pa.string(), pa.int64(), pa.float64()
 DATE, TIME = pa.date32(), pa.timestamp("us", tz="UTC")
 BATCH = 5000
 # Texts are read a few documents at a time, at most this many characters a read.
-TEXT_BATCH_CHARS = 8_000_000
+TEXT_BATCH_CHARS = 2_000_000
 TEXT_BATCH_DOCUMENTS = 500
 
 
