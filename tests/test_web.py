@@ -935,7 +935,8 @@ def _valid(site, name: str) -> str:
     return {"uf": "BA", "code": str(JUAZEIRO), "norm_id": str(site.norms["seed"]),
             "urn": SEED_URN,
             "document_id": str(site.documents["seed"]),
-            "version_id": str(site.versions["seed"])}[name]
+            "version_id": str(site.versions["seed"]),
+            "release": "none-yet", "path": "README.md"}[name]  # /exports/{release}/{path}
 
 
 def _requests(site) -> list[str]:

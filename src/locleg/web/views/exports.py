@@ -30,7 +30,7 @@ def exports(request: Request):
 def export_file(request: Request, release: str, path: str):
     found = release_file(request.app.state.settings.exports, release, path)
     if found is None:
-        raise NotFound(f"no file {path} in a release {release}")
+        raise NotFound("no such file in a complete release of this corpus: see /exports")
     target, digest = found
     media_type = _TYPES.get(target.suffix, "text/plain; charset=utf-8")
     headers = {"X-Content-Type-Options": "nosniff",
