@@ -177,7 +177,8 @@ def dataset_card(manifest: dict, stats: dict, jurisdictions_total: int,
     lines += ["", "Read a low confidence as a warning: the text may hold misread words; the "
               "original (by its URL and SHA-256) is the reference.", "",
               "## Schema", "",
-              "Ids join the tables: `documents.norm_id` → `norms.norm_id`, "
+              "Ids join the tables: `records.norm_id` and `documents.norm_id` → "
+              "`norms.norm_id`, `documents.record_id` → `records.record_id`, "
               "`extractions.version_id` = `documents.current_version_id`, `texts.version_id` "
               "→ `extractions.version_id`, `citations.from_norm_id` / `to_norm_id` → "
               "`norms.norm_id`. Times are UTC; dates `YYYY-MM-DD`; JSON columns hold JSON "
