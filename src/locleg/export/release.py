@@ -28,9 +28,7 @@ from sqlalchemy.engine import Connection
 
 from .. import __version__
 from ..corpus import Corpus
-from ..dump import parse_date
 from ..errors import UserError
-from ..search.engine import UFS
 from ..store.schema import jurisdiction
 from . import card
 from .tables import READERS, TABLES, Scope, corpus_state
@@ -74,6 +72,8 @@ class ExportReport:
 
 def parse_since(text: str) -> datetime:
     """A date (YYYY-MM-DD or DD/MM/YYYY: from 00:00 UTC that day) or an ISO 8601 time."""
+    from ..dump import parse_date  # here: dump loads the extractors, an export needs none
+
     value = text.strip()
     try:
         return datetime.combine(parse_date(value), dtime(), tzinfo=UTC)
@@ -94,6 +94,8 @@ def make_options(corpus: Corpus, fmt: str = "parquet", ufs: tuple[str, ...] = ()
     if fmt not in FORMATS:
         raise UserError(f"unknown format {fmt!r}: one of {', '.join(FORMATS)}")
     chosen_ufs = []
+    if ufs:
+        from ..search.engine import UFS  # here: the search stack only to check a UF typed
     for uf in ufs:
         code = uf.strip().upper()
         if code not in UFS:

@@ -1,8 +1,8 @@
-"""The tables of a release: their columns (Arrow type and meaning) and the keyset-batched
-queries that read their rows, within the norms an export covers.
+"""The tables of a release: their columns (Arrow type and meaning) and the streamed queries
+that read their rows, within the norms an export covers.
 
-Every table is read by its own key in batches (`WHERE key > :last ORDER BY key LIMIT n`),
-so memory holds one batch whatever the corpus size. The norms covered are the scope: every
+Every table is one query ordered by its key, fetched in batches (texts: a few documents a
+read, keyset-batched), so memory holds one batch whatever the corpus size. The norms covered are the scope: every
 norm not merged into another, narrowed by UF, jurisdiction and, for an incremental release,
 by what changed since a moment.
 """
@@ -284,6 +284,28 @@ def _keyset(conn: Connection, query, key, after: int, limit: int = BATCH) -> lis
     return conn.execute(query.where(key > after).order_by(key).limit(limit)).all()
 
 
+def _batches(conn: Connection, query, size: int = BATCH) -> Iterator[list[tuple]]:
+    """One query for the whole table, its rows as the driver's own tuples, `size` at a time.
+
+    SQLite's cursor steps through the result as it is fetched: its tuples are taken as they
+    are, without SQLAlchemy's Row objects or a keyset query re-planned per batch (together
+    a third of a metadata release's time). PostgreSQL's is a server-side cursor
+    (stream_results), read through SQLAlchemy, which buffers its first row: memory holds one
+    batch either way.
+    """
+    if conn.dialect.name == "postgresql":
+        result = conn.execution_options(stream_results=True, max_row_buffer=size).execute(query)
+        fetch = result.fetchmany
+    else:
+        result = conn.execute(query)
+        fetch = result.cursor.fetchmany
+    try:
+        while rows := fetch(size):
+            yield rows
+    finally:
+        result.close()
+
+
 def norm_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
     first_url = (select(record.c.url).where(record.c.norm_id == norm.c.id,
                                             record.c.url.is_not(None))
@@ -299,9 +321,7 @@ def norm_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
         .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
         .where(*scope.norms())
     )
-    after = 0
-    while rows := _keyset(conn, query, norm.c.id, after):
-        after = rows[-1][0]
+    for rows in _batches(conn, query.order_by(norm.c.id)):
         yield [(*r[:15], _json_or_none(r[15]), *r[16:19], _json_or_none(r[19]),
                 _json_or_none(r[20]), *r[21:]) for r in rows]
 
@@ -319,9 +339,7 @@ def record_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
                      .join(source, source.c.id == record.c.source_id))
         .where(*scope.norms())
     )
-    after = 0
-    while rows := _keyset(conn, query, record.c.id, after):
-        after = rows[-1][0]
+    for rows in _batches(conn, query.order_by(record.c.id)):
         yield [(*r[:6], public_url(r[6]), *r[7:]) for r in rows]
 
 
@@ -352,9 +370,7 @@ def document_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
                      .outerjoin(version, version.c.id == document.c.current_version_id))
         .where(*scope.norms())
     )
-    after = 0
-    while rows := _keyset(conn, query, document.c.id, after):
-        after = rows[-1][0]
+    for rows in _batches(conn, query.order_by(document.c.id)):
         yield [(*r[:13], public_origin(r[13], r[14]), *r[15:]) for r in rows]
 
 
@@ -370,10 +386,7 @@ def extraction_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
             extraction, extraction.c.version_id == document.c.current_version_id))
         .where(*scope.norms())
     )
-    after = 0
-    while rows := _keyset(conn, query, document.c.id, after):
-        after = rows[-1][1]
-        yield [tuple(r) for r in rows]
+    yield from _batches(conn, query.order_by(document.c.id))
 
 
 def text_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
@@ -427,10 +440,7 @@ def citation_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
                      .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code))
         .where(*scope.norms())
     )
-    after = 0
-    while rows := _keyset(conn, query, citation.c.id, after):
-        after = rows[-1][0]
-        yield [tuple(r) for r in rows]
+    yield from _batches(conn, query.order_by(citation.c.id))
 
 
 def merge_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
@@ -439,10 +449,7 @@ def merge_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
         .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
         .where(norm.c.merged_into.is_not(None), *scope.places())
     )
-    after = 0
-    while rows := _keyset(conn, query, norm.c.id, after):
-        after = rows[-1].id
-        yield [tuple(r) for r in rows]
+    yield from _batches(conn, query.order_by(norm.c.id))
 
 
 READERS = {"norms": norm_rows, "records": record_rows, "documents": document_rows,
