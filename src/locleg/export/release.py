@@ -32,7 +32,7 @@ from ..errors import UserError
 from ..store.schema import jurisdiction
 from . import card
 from .tables import READERS, TABLES, Scope, corpus_state
-from .writers import FORMATS, TableWriter, WrittenFile, staged_name
+from .writers import FORMATS, TableWriter, WrittenFile, lean_memory_pool, staged_name
 
 FORMAT_VERSION = 1
 STAGING = ".locleg-export"
@@ -238,8 +238,9 @@ def export_release(corpus: Corpus, folder: Path, options: ExportOptions,
                 continue
             if on_table:
                 on_table(spec.name, index)
-            files, stats = _write_table(conn, folder, spec, options.format, scope, empty_uf,
-                                        on_rows)
+            with lean_memory_pool():
+                files, stats = _write_table(conn, folder, spec, options.format, scope,
+                                            empty_uf, on_rows)
             progress["done"][spec.name] = [f.__dict__ for f in files]
             progress["stats"][spec.name] = stats
             _atomic_write(folder / PROGRESS, json.dumps(progress).encode())

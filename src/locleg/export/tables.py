@@ -2,7 +2,8 @@
 that read their rows, within the norms an export covers.
 
 Every table is one query ordered by its key, fetched in batches (texts: a few documents a
-read, keyset-batched), so memory holds one batch whatever the corpus size. The norms covered are the scope: every
+read, keyset-batched), so memory holds one batch whatever the corpus size. The norms
+covered are the scope: every
 norm not merged into another, narrowed by UF, jurisdiction and, for an incremental release,
 by what changed since a moment.
 """

@@ -11,6 +11,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -26,8 +28,26 @@ FORMATS = ("parquet", "jsonl", "csv")
 SUFFIXES = {"parquet": ".parquet", "jsonl": ".jsonl.gz", "csv": ".csv.gz"}
 GROUP_BYTES = 4 << 20  # a UF's buffer becomes a row group at this size...
 GROUP_ROWS = 100_000  # ...or this many rows
-BUFFERED_BYTES = 32 << 20  # all UFs' buffers together
+BUFFERED_BYTES = 16 << 20  # all UFs' buffers together
 PART_BYTES = 1 << 30  # a file is closed and the next part begun past this size
+
+
+@contextmanager
+def lean_memory_pool() -> Iterator[None]:
+    """Arrow's jemalloc pool for the export, where the wheel has it: it returns freed memory
+    to the system (mimalloc, the default, kept 60 MB more at the peak of a release with
+    text: docs/benchmarks.md)."""
+    previous = pa.default_memory_pool()
+    try:
+        pool = pa.jemalloc_memory_pool()
+    except NotImplementedError:  # a pyarrow built without jemalloc
+        yield
+        return
+    pa.set_memory_pool(pool)
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
 
 
 def part_path(table: str, uf: str, number: int, fmt: str) -> str:
@@ -180,7 +200,9 @@ class TableWriter:
             if (self._pending_bytes[uf] >= GROUP_BYTES
                     or sum(t.num_rows for t in self._pending[uf]) >= GROUP_ROWS):
                 self._flush(uf)
-        while sum(self._pending_bytes.values()) > BUFFERED_BYTES:
+        # Rows of text are big: their buffers together stay at half (peak RSS <= 300 MB).
+        limit = BUFFERED_BYTES // 2 if self.spec.text else BUFFERED_BYTES
+        while sum(self._pending_bytes.values()) > limit:
             self._flush(max(self._pending_bytes, key=self._pending_bytes.get))
         return batch
 
@@ -196,6 +218,10 @@ class TableWriter:
             part = self._parts[uf] = _Part(self.spec, self.fmt, self.staging,
                                            part_path(self.spec.name, uf, number, self.fmt))
         part.write(pa.concat_tables(tables))
+        del tables
+        # Give back to the system what the written row group held, rather than let the
+        # allocator keep it for a peak that will not come again.
+        pa.default_memory_pool().release_unused()
         if part.size >= PART_BYTES:
             self._close(uf)
 
