@@ -668,12 +668,17 @@ def test_search_command_deadline_is_one_clear_line(corpus):
 def test_csv_cells_that_start_a_formula_are_neutralised():
     rows = [{"norm_id": 1, "jurisdiction_code": 2, "uf": "BA", "jurisdiction": f,
              "type_raw": f, "type": "lei", "number": f, "year": 2011, "date": date(2011, 6, 27),
-             "ementa": f, "source_url": f, "status": "revoked", "urn": f} for f in FORMULAS]
+             "ementa": f, "source_url": f, "status": "revoked", "urn": f,
+             "document_urls": [f, "https://x.example/1.pdf"], "methods": ["ocr", "text"],
+             "confidence": 0.5} for f in FORMULAS]
     parsed = list(csv.reader(io.StringIO("".join(csv_lines(rows)))))
-    assert parsed[0][0] == "norm_id" and parsed[0][11:] == ["status", "urn"]
+    assert parsed[0][0] == "norm_id" and parsed[0][11:] == [
+        "status", "urn", "document_urls", "methods", "confidence"]
     for row, formula in zip(parsed[1:], FORMULAS, strict=True):
         assert row[3] == row[4] == row[6] == row[9] == row[10] == row[12] == "'" + formula
         assert row[8] == "2011-06-27" and row[0] == "1" and row[11] == "revoked"
+        assert row[13] == f"'{formula} | https://x.example/1.pdf"
+        assert row[14:] == ["ocr | text", "0.5"]
 
 
 def test_search_command_csv_neutralises_formulas(corpus):
@@ -953,7 +958,7 @@ def test_the_search_page_shows_status_and_the_named_norm(lookup):
         assert "No norm named <b>lei 9999</b>" in missing
         export = client.get("/search.csv", params={"q": "lei 2199", "j": JUAZEIRO}).text
         header, first_row = export.splitlines()[:2]
-        assert header.endswith(",source_url,status,urn")
+        assert header.endswith(",source_url,status,urn,document_urls,methods,confidence")
         assert first_row.startswith(f"{n['law2199']},") and ",altered,urn:lex:" in first_row
         bad = client.get("/search.json", params={"q": "lei", "status": "vigente"})
         assert bad.status_code == 400 and "unknown status" in bad.text

@@ -298,6 +298,18 @@ def test_export_streams_every_match(site):
     assert len(rows) == 5 and {r["uf"] for r in rows} == {"BA", "PE"}
     lines = site.client.get("/search.jsonl?q=mototáxi&uf=PE").text.splitlines()
     assert [json.loads(line)["jurisdiction"] for line in lines] == ["Petrolina"]
+    # Each row names its documents, how their text was read, its status and URN.
+    seed = next(r for r in rows if r["norm_id"] == str(site.norms["seed"]))
+    assert seed["document_urls"].split(" | ") == [SEED_URL, "file:leis/lei_2199_2011.html"]
+    assert (seed["methods"], seed["confidence"]) == ("ocr | html", "0.94")
+    assert (seed["status"], seed["urn"]) == ("altered", SEED_URN)
+    decree = json.loads(site.client.get(f"/search.jsonl?q=decreto+100&j={JUAZEIRO}").text
+                        .splitlines()[0])
+    assert decree["norm_id"] == site.norms["decree"]
+    assert decree["document_urls"] == ["https://sapl.juazeiro.ba.leg.br/100.pdf",
+                                       "https://sapl.juazeiro.ba.leg.br/100-anexo.pdf"]
+    assert decree["methods"] == ["text"] and decree["confidence"] is None
+    assert decree["status"] == "revoked_in_part"
 
 
 def test_quality_and_sources(site):
@@ -784,6 +796,7 @@ def test_docs_describe_every_route_and_field(site):
     for path in ("/index.json", "/uf/BA.json", f"/jurisdiction/{JUAZEIRO}.json",
                  f"/norm/{site.norms['seed']}.json", f"/document/{site.documents['seed']}.json",
                  "/search.json?q=moto", "/quality.json", "/sources.json", "/api.json",
+                 "/exports.json",
                  f"/citations.json?from={site.norms['seed']}"):
         for key in get_json(site, path):
             assert f'"{key}"' in doc, f"{path}: {key} is not in docs/api.md"
@@ -940,7 +953,8 @@ def _valid(site, name: str) -> str:
     return {"uf": "BA", "code": str(JUAZEIRO), "norm_id": str(site.norms["seed"]),
             "urn": SEED_URN,
             "document_id": str(site.documents["seed"]),
-            "version_id": str(site.versions["seed"])}[name]
+            "version_id": str(site.versions["seed"]),
+            "release": "none-yet", "path": "README.md"}[name]  # /exports/{release}/{path}
 
 
 def _requests(site) -> list[str]:

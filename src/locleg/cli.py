@@ -322,5 +322,6 @@ def main() -> None:
 
 
 # Feature modules attach their commands to `cli` when imported: extract, show (cli_extract);
-# sources, discover, harvest (cli_harvest); enrich (cli_enrich); search, index, serve (cli_web).
-from . import cli_enrich, cli_extract, cli_harvest, cli_web  # noqa: E402,F401
+# sources, discover, harvest (cli_harvest); enrich (cli_enrich); search, index, serve (cli_web);
+# export (cli_export).
+from . import cli_enrich, cli_export, cli_extract, cli_harvest, cli_web  # noqa: E402,F401

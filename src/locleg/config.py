@@ -14,6 +14,7 @@ from .store.db import has_password, safe_url, url_without_password
 SETTINGS_FILE = "locleg.toml"
 DEFAULT_DB_FILE = "corpus.db"
 DEFAULT_ORIGINALS = "originals"
+EXPORTS = "exports"  # releases (locleg export) the explorer lists and serves
 FORMAT = 1
 
 
@@ -25,6 +26,11 @@ class Settings:
     # Built from made-up samples (`python -m locleg.samples DIR --corpus C`): the explorer
     # says so on every page and links none of the samples' portal addresses.
     demo: bool = False
+
+    @property
+    def exports(self) -> Path:
+        """Where the explorer finds releases to list and serve: <corpus>/exports/."""
+        return self.folder / EXPORTS
 
     @property
     def is_sqlite(self) -> bool:

@@ -22,7 +22,10 @@ from .budget import Budget
 from .engine import SearchRequest, _as_date, _ids, _plan, named
 
 EXPORT_COLUMNS = ("norm_id", "jurisdiction_code", "uf", "jurisdiction", "type_raw", "type",
-                  "number", "year", "date", "ementa", "source_url", "status", "urn")
+                  "number", "year", "date", "ementa", "source_url", "status", "urn",
+                  "document_urls", "methods", "confidence")
+# Lists (a norm's documents) in a CSV cell: its items joined by this.
+LIST_SEPARATOR = " | "
 CHUNK = 1000
 # A cell starting with one of these is a formula (or becomes one) in Excel, LibreOffice and
 # Google Sheets: OWASP's advice is to prefix it with a single quote.
@@ -34,6 +37,13 @@ _ROWS = text(
     "s.confidence, n.status, n.urn FROM norm n "
     "JOIN jurisdiction j ON j.ibge_code = n.jurisdiction_code "
     "LEFT JOIN search_norm s ON s.norm_id = n.id WHERE n.id IN :ids"
+).bindparams(bindparam("ids", expanding=True))
+# Its documents, texto integral first: where each comes from and how its text was read.
+_DOCUMENTS = text(
+    "SELECT r.norm_id, d.url, e.method, e.confidence FROM record r "
+    "JOIN document d ON d.record_id = r.id "
+    "LEFT JOIN extraction e ON e.version_id = d.current_version_id "
+    "WHERE r.norm_id IN :ids ORDER BY r.norm_id, d.role != 'texto_integral', d.id"
 ).bindparams(bindparam("ids", expanding=True))
 
 
@@ -70,20 +80,33 @@ def _rows(store: Store, ids: list[int], budget: Budget) -> Iterator[dict]:
         return
     with store.engine.connect() as conn, budget.guard(conn):
         by_id = {r[0]: r for r in conn.execute(_ROWS, {"ids": ids})}
+        urls: dict[int, list[str]] = {}
+        methods: dict[int, list[str]] = {}
+        lowest: dict[int, float] = {}
+        for d in conn.execute(_DOCUMENTS, {"ids": ids}):
+            urls.setdefault(d.norm_id, []).append(d.url)
+            if d.confidence is not None:
+                lowest[d.norm_id] = min(d.confidence, lowest.get(d.norm_id, d.confidence))
+            if d.method and d.method not in methods.setdefault(d.norm_id, []):
+                methods[d.norm_id].append(d.method)
     for norm_id in ids:
         r = by_id.get(norm_id)
         if r is None:
             continue
         yield dict(zip(EXPORT_COLUMNS, (
             r.id, r.jurisdiction_code, r.uf, r.name, r.type_raw, r.type_normalized,
-            r.number, r.year, _as_date(r.date), r.ementa, r.url, r.status, r.urn),
+            r.number, r.year, _as_date(r.date), r.ementa, r.url, r.status, r.urn,
+            urls.get(norm_id, []), methods.get(norm_id, []), lowest.get(norm_id)),
             strict=True))
 
 
 def csv_cell(value: object) -> object:
-    """A value as a CSV cell: dates in ISO 8601, formula-like text neutralised."""
+    """A value as a CSV cell: dates in ISO 8601, lists joined, formula-like text
+    neutralised."""
     if isinstance(value, date):
         return value.isoformat()
+    if isinstance(value, list):
+        value = LIST_SEPARATOR.join(str(v) for v in value)
     if isinstance(value, str) and value.startswith(_FORMULA_START):
         return "'" + value
     return value

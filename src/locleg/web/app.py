@@ -211,7 +211,9 @@ class JsonSuffix:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http":
             path: str = scope["path"]
-            if path.endswith(".json") and path != "/openapi.json":
+            # A release's own files (manifest.json) are downloads, not pages.
+            if (path.endswith(".json") and path != "/openapi.json"
+                    and not path.startswith("/exports/")):
                 stripped = path[: -len(".json")]
                 if stripped in ("", "/index"):
                     stripped = "/"

@@ -2,10 +2,10 @@
 
 from fastapi import APIRouter
 
-from . import citations, corpus, documents, operations, search
+from . import citations, corpus, documents, exports, operations, search
 
 router = APIRouter()
-for module in (corpus, documents, citations, search, operations):
+for module in (corpus, documents, citations, search, operations, exports):
     router.include_router(module.router)
 
 __all__ = ["router"]

@@ -1,0 +1,250 @@
+"""Writing one table of a release: Parquet, gzipped JSON lines or gzipped CSV, one folder per
+UF (hive style, uf=BA/part-00000.parquet), hashed as written, under temporary names.
+
+Rows arrive in batches mixing UFs; each UF keeps a small buffer of Arrow data that becomes a
+Parquet row group (or a run of lines) when it is big enough, and the buffers together never
+hold more than BUFFERED_BYTES: memory stays flat whatever the corpus size.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from .tables import TableSpec
+
+FORMATS = ("parquet", "jsonl", "csv")
+SUFFIXES = {"parquet": ".parquet", "jsonl": ".jsonl.gz", "csv": ".csv.gz"}
+GROUP_BYTES = 4 << 20  # a UF's buffer becomes a row group at this size...
+GROUP_ROWS = 100_000  # ...or this many rows
+BUFFERED_BYTES = 16 << 20  # all UFs' buffers together
+PART_BYTES = 1 << 30  # a file is closed and the next part begun past this size
+
+
+@contextmanager
+def lean_memory_pool() -> Iterator[None]:
+    """Arrow's jemalloc pool for the export, where the wheel has it: it returns freed memory
+    to the system (mimalloc, the default, kept 60 MB more at the peak of a release with
+    text: docs/benchmarks.md)."""
+    previous = pa.default_memory_pool()
+    try:
+        pool = pa.jemalloc_memory_pool()
+    except NotImplementedError:  # a pyarrow built without jemalloc
+        yield
+        return
+    pa.set_memory_pool(pool)
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
+
+
+def part_path(table: str, uf: str, number: int, fmt: str) -> str:
+    """A part's final path inside the release: norms/uf=BA/part-00000.parquet."""
+    return f"{table}/uf={uf}/part-{number:05d}{SUFFIXES[fmt]}"
+
+
+def staged_name(path: str) -> str:
+    """Where a part is written before it is complete: one flat name in the staging folder."""
+    return path.replace("/", "~")
+
+
+class HashingFile:
+    """A binary file that hashes and counts what goes through it."""
+
+    def __init__(self, path: Path) -> None:
+        self.raw = open(path, "wb")  # noqa: SIM115 -- closed by close()
+        self.sha256 = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data) -> int:
+        view = memoryview(data)
+        self.sha256.update(view)
+        self.size += view.nbytes
+        return self.raw.write(view)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def tell(self) -> int:
+        return self.size
+
+    @property
+    def closed(self) -> bool:
+        return self.raw.closed
+
+    def close(self) -> None:
+        if not self.raw.closed:
+            self.raw.flush()
+            self.raw.close()
+
+
+@dataclass
+class WrittenFile:
+    path: str  # relative to the release folder
+    rows: int
+    bytes: int
+    sha256: str
+
+
+def arrow(values, type: pa.DataType) -> pa.Array:
+    """A column as Arrow. Dates and times may come as SQLite's ISO text ('2026-11-29
+    12:00:00.000000', in UTC): parsed by Arrow at once, then marked as UTC."""
+    if pa.types.is_timestamp(type) or pa.types.is_date(type):
+        first = next((v for v in values if v is not None), None)
+        if isinstance(first, str):
+            text = pa.array(values, type=pa.string())
+            if pa.types.is_date(type):
+                return text.cast(type)
+            return text.cast(pa.timestamp(type.unit)).cast(type)
+    return pa.array(values, type=type)
+
+
+def _json_default(value):
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    raise TypeError(type(value))
+
+
+class _Part:
+    """One file being written: a Parquet writer, or a gzip stream of lines."""
+
+    def __init__(self, spec: TableSpec, fmt: str, staging: Path, path: str) -> None:
+        self.fmt, self.path, self.rows = fmt, path, 0
+        # Staged flat (no folder per UF to make and remove), renamed into uf=XX/ when done.
+        self.staged = staging / staged_name(path)
+        self.file = HashingFile(self.staged)
+        if fmt == "parquet":
+            self.schema = spec.schema.remove(spec.schema.get_field_index("uf"))
+            self.writer = pq.ParquetWriter(self.file, self.schema, compression="zstd")
+        else:
+            # zlib's level 6 (gzip's own default): level 9 costs 3x the time for 2 % less.
+            # mtime 0: the same rows give the same bytes, and the same SHA-256.
+            self.gzip = gzip.GzipFile(fileobj=self.file, mode="wb", compresslevel=6, mtime=0)
+            self.stream = pa.PythonFile(self.gzip, mode="w")
+            if fmt == "csv":
+                self.writer = pacsv.CSVWriter(self.stream, spec.schema)
+
+    def write(self, table: pa.Table) -> None:
+        self.rows += table.num_rows
+        if self.fmt == "parquet":
+            self.writer.write_table(table.drop_columns(["uf"]),
+                                    row_group_size=max(1, table.num_rows))
+        elif self.fmt == "csv":
+            self.writer.write_table(table)
+        else:
+            lines = "".join(json.dumps(row, ensure_ascii=False, default=_json_default) + "\n"
+                            for row in table.to_pylist())
+            self.stream.write(lines.encode("utf-8"))
+
+    @property
+    def size(self) -> int:
+        return self.file.size
+
+    def close(self) -> None:
+        if self.fmt == "parquet":
+            self.writer.close()
+        else:
+            if self.fmt == "csv":
+                self.writer.close()
+            self.gzip.close()  # writes the gzip trailer; the file stays open for close()
+        self.file.close()
+
+
+@dataclass
+class TableWriter:
+    """A table's rows, split by UF into part files under `staging`/<table>/uf=XX/."""
+
+    spec: TableSpec
+    fmt: str
+    staging: Path
+    files: list[WrittenFile] = field(default_factory=list)
+    rows: int = 0
+    _pending: dict[str, list[pa.Table]] = field(default_factory=dict)
+    _pending_bytes: dict[str, int] = field(default_factory=dict)
+    _parts: dict[str, _Part] = field(default_factory=dict)
+    _numbers: dict[str, int] = field(default_factory=dict)
+
+    def add(self, rows: list[tuple]) -> pa.Table | None:
+        """Buffer a batch of rows (tuples in the spec's column order); the batch as Arrow."""
+        if not rows:
+            return None
+        columns = list(zip(*rows, strict=True))
+        batch = pa.Table.from_arrays(
+            [arrow(values, c.type) for values, c in zip(columns, self.spec.columns,
+                                                         strict=True)],
+            schema=self.spec.schema)
+        self.rows += batch.num_rows
+        counts = {item["values"]: item["counts"]
+                  for item in pc.value_counts(batch.column("uf")).to_pylist()}
+        # One sort, then each UF takes its rows into buffers of its own: a slice would keep
+        # the whole batch alive for as long as any UF's buffer waits.
+        order = pc.sort_indices(batch.column("uf")) if len(counts) > 1 else None
+        offset = 0
+        for uf in sorted(counts):
+            part = batch if order is None else batch.take(order.slice(offset, counts[uf]))
+            offset += counts[uf]
+            self._pending.setdefault(uf, []).append(part)
+            self._pending_bytes[uf] = self._pending_bytes.get(uf, 0) + part.nbytes
+            if (self._pending_bytes[uf] >= GROUP_BYTES
+                    or sum(t.num_rows for t in self._pending[uf]) >= GROUP_ROWS):
+                self._flush(uf)
+        # Rows of text are big: their buffers together stay at half (peak RSS <= 300 MB).
+        limit = BUFFERED_BYTES // 2 if self.spec.text else BUFFERED_BYTES
+        while sum(self._pending_bytes.values()) > limit:
+            self._flush(max(self._pending_bytes, key=self._pending_bytes.get))
+        return batch
+
+    def _flush(self, uf: str) -> None:
+        tables = self._pending.pop(uf, [])
+        self._pending_bytes.pop(uf, None)
+        if not tables:
+            return
+        part = self._parts.get(uf)
+        if part is None:
+            number = self._numbers.get(uf, 0)
+            self._numbers[uf] = number + 1
+            part = self._parts[uf] = _Part(self.spec, self.fmt, self.staging,
+                                           part_path(self.spec.name, uf, number, self.fmt))
+        part.write(pa.concat_tables(tables))
+        del tables
+        # Give back to the system what the written row group held, rather than let the
+        # allocator keep it for a peak that will not come again.
+        pa.default_memory_pool().release_unused()
+        if part.size >= PART_BYTES:
+            self._close(uf)
+
+    def _close(self, uf: str) -> None:
+        part = self._parts.pop(uf)
+        part.close()
+        self.files.append(WrittenFile(part.path, part.rows, part.size,
+                                      part.file.sha256.hexdigest()))
+
+    def finish(self, empty_uf: str) -> list[WrittenFile]:
+        """Write what is buffered, close every file; a table without rows still gets one
+        empty file (in `empty_uf`'s folder) so that readers find its schema."""
+        for uf in list(self._pending):
+            self._flush(uf)
+        if not self._parts and not self.files:
+            self._parts[empty_uf] = _Part(self.spec, self.fmt, self.staging,
+                                          part_path(self.spec.name, empty_uf, 0, self.fmt))
+            self._parts[empty_uf].write(self.spec.schema.empty_table())
+        for uf in list(self._parts):
+            self._close(uf)
+        self.files.sort(key=lambda f: f.path)
+        return self.files
+
+    def abandon(self) -> None:
+        for part in self._parts.values():
+            part.file.close()
