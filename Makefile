@@ -36,11 +36,14 @@ demo: install
 	$(BIN)/python -m locleg.samples $(DEMO)/sample-documents
 	$(BIN)/locleg import $(DEMO)/sample-documents/manifest.csv --corpus $(DEMO)
 	@echo "== a SAPL câmara (Juazeiro) served on 127.0.0.1:$(DEMO_SAPL_PORT), harvested politely"
+	@# One shell for the server and the harvest: its trap ends the server on any exit,
+	@# Ctrl-C included, so the next `make demo` finds the port free.
 	$(BIN)/python -m locleg.harvest.fixture_server --port $(DEMO_SAPL_PORT) --crawl-delay 0.2 \
-		--pidfile $(DEMO)/sapl.pid
+		--pidfile $(DEMO)/sapl.pid && \
+	trap 'kill $$(cat $(DEMO)/sapl.pid) 2>/dev/null; rm -f $(DEMO)/sapl.pid' EXIT && \
+	trap 'exit 130' INT TERM HUP && \
 	$(BIN)/locleg sources add sapl http://127.0.0.1:$(DEMO_SAPL_PORT) --jurisdiction 2918407 \
-		--corpus $(DEMO) && $(BIN)/locleg harvest --all --corpus $(DEMO); \
-		status=$$?; kill $$(cat $(DEMO)/sapl.pid); exit $$status
+		--corpus $(DEMO) && $(BIN)/locleg harvest --all --corpus $(DEMO)
 	@echo "== text of every document, OCR included"
 	$(BIN)/locleg extract --corpus $(DEMO)
 	$(BIN)/locleg status --by jurisdiction --corpus $(DEMO)

@@ -40,6 +40,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ..enrich.numbering import canonical_number
 from ..enrich.status import ALTERED, NONE_KNOWN, REVOKED, REVOKED_IN_PART, SUSPENDED
+from ..params import check_method, check_type, ibge_code_problem
 from ..store import Store
 from .attributes import attributes_for
 from .budget import Budget
@@ -129,15 +130,15 @@ class SearchRequest:
                     f"unknown UF {quoted(uf)}: use a two-letter code such as BA or SP")
             ufs.append(uf.upper())
         jurisdictions = []
-        for code in many("j"):
-            if not _DIGITS["j"].fullmatch(code):
-                raise QueryError(
-                    f"not an IBGE code: {quoted(code)} (e.g. 2918407 for Juazeiro-BA)")
+        for code in many("j"):  # a code that names no jurisdiction would match nothing
+            problem = ibge_code_problem(code)
+            if problem:
+                raise QueryError(problem)
             jurisdictions.append(int(code))
-        for name in ("type", "method"):
-            for value in many(name):
-                if not _SAFE_VALUE.match(value):
-                    raise QueryError(f"not a valid {name}: {quoted(value)}")
+        for value in many("type"):  # likewise a type or method that no norm can have
+            check_type(value)
+        for value in many("method"):
+            check_method(value)
         numbers = []
         for value in many("number"):
             number = canonical_number(value) if len(value) <= 32 else None

@@ -27,6 +27,7 @@ from .data import (
     _as_date,
     _int_id,
     _json_list,
+    _jurisdiction_code,
     _page_after,
 )
 
@@ -244,7 +245,7 @@ def parse_edge_filters(params: dict[str, str | None]) -> dict:
     filters: dict = {}
     j = params.get("j")
     if j:
-        filters["j"] = _int_id(j, "jurisdiction")
+        filters["j"] = _jurisdiction_code(j)
     kind = params.get("kind")
     if kind:
         if kind not in KINDS:

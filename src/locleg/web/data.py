@@ -16,6 +16,7 @@ from functools import lru_cache
 from sqlalchemy import Select, and_, case, func, or_, select
 from sqlalchemy.engine import Connection
 
+from ..params import check_method, check_type, ibge_code_problem
 from ..search.engine import UFS
 from ..search.query import quoted
 from ..store import Store, metadata
@@ -284,6 +285,10 @@ def parse_listing_filters(params: dict[str, list[str]]) -> dict[str, str]:
             raise BadRequest("text is 'yes' or 'no'")
         if name == "year" and not _YEAR.fullmatch(value):
             raise BadRequest("year is a year such as 2011, or 'none'")
+        if name == "type":
+            check_type(value)
+        if name == "method":
+            check_method(value)
         filters[name] = value
     statuses = [v for v in params.get("status", []) if v]
     if statuses:
@@ -358,9 +363,17 @@ def _listing(conn: Connection, code: int, filters: dict[str, str],
     return {"norms": norms, "next_after": next_after}
 
 
+def _jurisdiction_code(text: str) -> int:
+    """A path's or filter's IBGE code; NotFound says what is wrong with one that is not."""
+    problem = ibge_code_problem(text)
+    if problem:
+        raise NotFound(problem)
+    return int(text)
+
+
 def jurisdiction_page(store: Store, code_text: str, filters: dict[str, str],
                       after: tuple[int, int] | None) -> dict:
-    code = _int_id(code_text, "jurisdiction")
+    code = _jurisdiction_code(code_text)
     p = places(store)
     with store.engine.connect() as conn:
         j = conn.execute(select(jurisdiction).where(jurisdiction.c.ibge_code == code)
@@ -669,7 +682,7 @@ def original_of(store: Store, kind: str, id_text: str) -> dict:
 
 
 def quality_page(store: Store, code_text: str | None, after_text: str | None) -> dict:
-    code = _int_id(code_text, "jurisdiction") if code_text else None
+    code = _jurisdiction_code(code_text) if code_text else None
     after = _page_after(after_text)
     with store.engine.connect() as conn:
         scope_name = None
