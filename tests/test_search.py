@@ -913,16 +913,16 @@ def test_the_search_page_shows_status_and_the_named_norm(lookup):
     with LiveServer(lookup.corpus) as live, httpx.Client(base_url=live.url, timeout=30) as client:
         data = client.get("/search.json", params={"q": "lei 2199", "j": JUAZEIRO}).json()
         first = data["results"][0]
-        assert (first["norm_id"], first["named"], first["status"], first["status_label"]) == (
+        assert (first["id"], first["named"], first["status"], first["status_label"]) == (
             n["law2199"], True, "altered", "alterada")
         assert data["lookup"]["named"] == [n["law2199"]]
         revoked = client.get("/search.json", params={"q": "lei", "status": "revoked"}).json()
-        assert [r["norm_id"] for r in revoked["results"]] == [n["law1996"]]
+        assert [r["id"] for r in revoked["results"]] == [n["law1996"]]
         status = {f["value"]: f for f in data["facets"]["status"]}
         assert status["altered"]["label"] == "alterada"
         assert "status=altered" in status["altered"]["toggle_url"]
         numbered = client.get("/search.json", params={"number": "2.199", "type": "lei"}).json()
-        assert {r["norm_id"] for r in numbered["results"]} == {n["law2199"], n["petro2199"]}
+        assert {r["id"] for r in numbered["results"]} == {n["law2199"], n["petro2199"]}
         html = client.get("/search", params={"q": "lei 1996"}).text
         assert 'class="badge status status-revoked' in html and ">revogada</span>" in html
         assert 'class="badge named"' in html

@@ -156,7 +156,7 @@ def test_jurisdiction_page_with_facets_and_keyset_pages(site, monkeypatch):
     while path:
         chunk = get_json(site, path)
         seen += [n["id"] for n in chunk["norms"]]
-        path = chunk["next"] and chunk["next"].replace("?", ".json?", 1)
+        path = chunk["next"]  # a JSON answer links its JSON pages
     assert seen == [n["id"] for n in page["norms"]]
 
 
@@ -244,7 +244,7 @@ def test_document_page_and_downloads(site):
     assert page["norm"]["id"] == site.norms["seed"]
     assert page["document"]["extraction"]["backend_version"] == "5.3.0"
     assert [p["number"] for p in page["document"]["pages"]] == list(range(1, 10))
-    assert page["next_page_after"] is None
+    assert page["next_after"] is None and page["next"] is None
     later = get_json(site, f"/document/{doc_id}.json?after=7")
     assert [p["number"] for p in later["document"]["pages"]] == [8, 9]
     html = get_html(site, f"/document/{doc_id}")
@@ -263,7 +263,7 @@ def test_search_page_and_json_twin(site):
     # law write it joined, which two words typed apart also find.
     assert result["total"] == 5 and result["total_exact"] and result["within"] is None
     top = result["results"][0]
-    assert top["norm_id"] == site.norms["seed"] and top["url"] == f"/norm/{site.norms['seed']}"
+    assert top["id"] == site.norms["seed"] and top["url"] == f"/norm/{site.norms['seed']}"
     assert top["jurisdiction"] == {"ibge_code": JUAZEIRO, "name": "Juazeiro", "uf": "BA"}
     assert "<mark>MOTO</mark>" in top["ementa_html"]
     assert "<mark>moto</mark>-<mark>táxi</mark>" in top["snippet_html"]
@@ -275,7 +275,8 @@ def test_search_page_and_json_twin(site):
     assert "4</b> norms match" in html and "<mark>" in html
     both = get_json(site, "/search.json?q=moto-t%C3%A1xi&uf=BA&uf=PE&sort=date&limit=2")
     assert both["total"] == 5 and len(both["results"]) == 2 and both["next"]
-    rest = get_json(site, both["next"].replace("/search?", "/search.json?"))
+    assert both["next"].startswith("/search.json?") and both["next_after"]
+    rest = get_json(site, both["next"])
     assert len(rest["results"]) == 2
     assert get_json(site, "/search.json")["empty"] is True
 
@@ -361,7 +362,7 @@ def test_norm_page_lists_what_it_cites_and_what_cites_it(site):
     page = get_json(site, f"/norm/{site.norms['seed']}.json")
     cites = page["citations"]
     assert (cites["total"], cites["shown"], cites["more"]) == (5, 5, None)
-    assert cites["all"] == f"/citations?from={site.norms['seed']}"
+    assert cites["all"] == f"/citations.json?from={site.norms['seed']}"
     organica, federal, lrf, revoked = cites["groups"]
     # Not resolvable to a norm: the text as written.
     assert (organica["norm"], organica["urn"], organica["text"]) == (
@@ -409,9 +410,9 @@ def test_a_norm_page_bounds_its_citations_and_says_how_many(site, monkeypatch):
     assert sum(len(g["citations"]) for g in cites["groups"]) == 2
     assert (cited["total"], cited["shown"]) == (2, 1)
     # "more" goes on in /citations exactly where the page stopped.
-    rest = get_json(site, cites["more"].replace("/citations?", "/citations.json?"))
+    rest = get_json(site, cites["more"])
     shown = [c["id"] for g in cites["groups"] for c in g["citations"]]
-    everything = get_json(site, cites["all"].replace("/citations?", "/citations.json?"))
+    everything = get_json(site, cites["all"])
     assert shown + [c["id"] for c in rest["citations"]] == [
         c["id"] for c in everything["citations"]]
     assert everything["total"] == 5
@@ -425,14 +426,14 @@ def _pull(site, path: str) -> list[dict]:
     while path:
         page = get_json(site, path)
         edges += page["citations"]
-        path = page["next"] and page["next"].replace("/citations?", "/citations.json?", 1)
+        path = page["next"]
     return edges
 
 
 def test_the_citation_graph_as_data(site, monkeypatch):
     edges = _pull(site, "/citations.json")
     assert len(edges) == 12 and [e["id"] for e in edges] == sorted(e["id"] for e in edges)
-    pairs = {(e["from"]["norm_id"], e["to"] and e["to"]["norm_id"], e["kind"]) for e in edges}
+    pairs = {(e["from"]["id"], e["to"] and e["to"]["id"], e["kind"]) for e in edges}
     n = site.norms
     assert {(n["seed"], n["revoked"], "revokes"), (n["altering"], n["seed"], "alters"),
             (n["decree200"], n["decree201"], "revokes"), (n["decree201"], n["decree200"],
@@ -454,7 +455,7 @@ def test_the_citation_graph_as_data(site, monkeypatch):
     assert all(e["to"] for e in _pull(site, "/citations.json?resolved=yes"))
     to_seed = get_json(site, f"/citations.json?to={n['seed']}")
     assert to_seed["total"] == 2 and to_seed["scope"]["to"]["id"] == n["seed"]
-    assert {e["from"]["norm_id"] for e in to_seed["citations"]} == {n["altering"]}
+    assert {e["from"]["id"] for e in to_seed["citations"]} == {n["altering"]}
     assert get_json(site, f"/citations.json?from={n['seed']}&resolved=no")["total"] == 4
     # A filter that matches few edges reads a bounded stretch of ids per page: pages may be
     # short, even empty, and `next` reads on until the end.
@@ -540,7 +541,7 @@ def test_a_urn_leads_to_its_norm_page(site):
     # Every URN the corpus's own citations resolved leads to the norm they resolved to.
     for edge in _pull(site, "/citations.json?resolved=yes"):
         response = site.client.get(f"/urn/{edge['urn']}")
-        assert response.headers["location"] == f"/norm/{edge['to']['norm_id']}", edge["urn"]
+        assert response.headers["location"] == f"/norm/{edge['to']['id']}", edge["urn"]
     state = site.client.get("/urn/urn:lex:br;bahia:estadual:lei:2010-09-14;12000")
     assert state.headers["location"] == f"/norm/{site.norms['state']}"
 
@@ -580,7 +581,7 @@ def test_jurisdiction_listing_filters_by_legal_status(site, monkeypatch):
     while path:
         chunk = get_json(site, path)
         seen += [x["id"] for x in chunk["norms"]]
-        path = chunk["next"] and chunk["next"].replace("?", ".json?", 1)
+        path = chunk["next"]  # a JSON answer links its JSON pages
     assert seen == [n["decree201"], n["decree200"], n["bare"], n["revoked"]]
     monkeypatch.undo()
     html = get_html(site, f"/jurisdiction/{JUAZEIRO}")
@@ -598,11 +599,11 @@ def test_quality_lists_unmatched_records_disagreeing_headings_and_enrichment_pro
     unmatched = quality["unmatched"]
     assert (unmatched["total"], unmatched["total_exact"]) == (1, True)
     [alone] = unmatched["records"]
-    assert (alone["record_id"], alone["norm_id"], alone["reason"], alone["number"]) == (
+    assert (alone["id"], alone["norm_id"], alone["reason"], alone["number"]) == (
         site.records["sn"], site.norms["sn"], "no number (s/n)", "s/n")
     headings = quality["headings"]
     assert headings["total"] == 2
-    by_record = {r["record_id"]: r for r in headings["records"]}
+    by_record = {r["id"]: r for r in headings["records"]}
     misread = by_record[site.records["altering"]]
     assert misread["disagreements"] == [{
         "field": "number", "heading": "1165", "source": "1169", "ocr_misreading": True,
@@ -637,14 +638,14 @@ def test_quality_lists_unmatched_records_disagreeing_headings_and_enrichment_pro
 
     monkeypatch.setattr(review, "REVIEW_PAGE", 1)
     for section, rows, key, expected in (
-            ("headings", "records", "record_id",
+            ("headings", "records", "id",
              {site.records["altering"], site.records["seed_dump"]}),
             ("enrich_problems", "problems", "id", {cycle["id"], heading["id"]})):
         seen, path = [], f"/quality.json?j={JUAZEIRO}"
         while path:
             chunk = get_json(site, path)[section]
             seen += [r[key] for r in chunk[rows]]
-            path = chunk["next"] and chunk["next"].replace("/quality?", "/quality.json?", 1)
+            path = chunk["next"]
         assert len(seen) == len(expected) and set(seen) == expected, section
 
 
@@ -977,7 +978,7 @@ def test_hostile_values_in_every_route_and_parameter_get_an_answer(site):
     (f"/jurisdiction/{JUAZEIRO}?year=99999999999999999999", 400, "year"),
     (f"/jurisdiction/{JUAZEIRO}?after=1_99999999999999999999", 400, "damaged"),
     ("/quality?after=99999999999999999999", 400, "damaged"), ("/quality?after=²", 400, "damaged"),
-    ("/sources?after=²", 400, "damaged"), ("/quality?j=²", 404, "no jurisdiction"),
+    ("/sources?after=²", 400, "damaged"), ("/quality?j=²", 404, "not an IBGE code"),
     ("/document/1?after=99999999999999999999", 400, "after"),
     ("/document/1?after=²", 400, "after"), ("/version/²/original", 404, "no version"),
 ])

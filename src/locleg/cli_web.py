@@ -119,7 +119,7 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
                        for k, items in result.facets.items()},
             "lookup": {"references": [r.as_json() for r in result.references],
                        "named": result.named},
-            "results": [{"norm_id": h.norm_id, "jurisdiction": {
+            "results": [{"id": h.norm_id, "jurisdiction": {
                 "ibge_code": h.jurisdiction_code, "name": h.jurisdiction, "uf": h.uf},
                 "type_raw": h.type_raw, "type": h.type, "number": h.number, "year": h.year,
                 "date": h.date, "ementa": h.ementa, "ementa_html": str(h.ementa_html),

@@ -39,7 +39,7 @@ def ibge_code_problem(value: str) -> str | None:
         return (f"IBGE codes have 7 digits for a municipality (2918407, Juazeiro-BA) or 2 for "
                 f"a state (29, Bahia); {_shown(text)} has {len(text)}")
     if int(text) not in _ibge_codes():
-        return f"no jurisdiction has the IBGE code {text}"
+        return f"no jurisdiction with IBGE code {text}"
     return None
 
 

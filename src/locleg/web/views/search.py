@@ -125,7 +125,7 @@ def page_data(request: Request, r: SearchRequest, result: SearchResult) -> dict:
         "lookup": {"references": [ref.as_json() for ref in result.references],
                    "named": result.named},
         "results": [{
-            "norm_id": h.norm_id, "url": f"/norm/{h.norm_id}",
+            "id": h.norm_id, "url": f"/norm/{h.norm_id}",
             "jurisdiction": {"ibge_code": h.jurisdiction_code, "name": h.jurisdiction,
                              "uf": h.uf},
             "type_raw": h.type_raw, "type": h.type, "number": h.number, "year": h.year,
@@ -134,6 +134,7 @@ def page_data(request: Request, r: SearchRequest, result: SearchResult) -> dict:
             "status": h.status, "status_label": STATUS_LABELS.get(h.status, h.status),
             "urn": h.urn, "cited_by": h.cited_by,
         } for h in result.hits],
+        "next_after": result.next_after,
         "next": url("/search", r.to_params(after=result.next_after))
         if result.next_after else None,
         "sort_urls": {s: url("/search", replace(r, sort=s).to_params())
