@@ -10,6 +10,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from datetime import date
 from urllib.parse import quote
 
@@ -681,6 +682,114 @@ def test_bad_parameters_get_a_400_page(site, path):
     assert site.client.get(path).status_code == 400
 
 
+# Issue 11: every value a filter cannot use is a 400 that says why, never 200 with nothing.
+_TYPES_LISTED = "types are ato, constituicao, decreto"
+_SEVEN_DIGITS = "IBGE codes have 7 digits for a municipality"
+
+
+@pytest.mark.parametrize("path, message", [
+    ("/search?q=moto&type=foo", _TYPES_LISTED),
+    ("/search?type=Lei+Ordin%C3%A1ria", "did you mean lei?"),
+    ("/search.csv?q=moto&type=foo", _TYPES_LISTED),
+    ("/search.jsonl?q=moto&type=foo", _TYPES_LISTED),
+    (f"/jurisdiction/{JUAZEIRO}?type=foo", _TYPES_LISTED),
+    (f"/jurisdiction/{JUAZEIRO}?type=none", _TYPES_LISTED),
+    ("/search?q=moto&j=291840", _SEVEN_DIGITS), ("/search?j=291840", "'291840' has 6"),
+    ("/search?q=moto&j=9999999", "no jurisdiction with IBGE code 9999999"),
+    ("/search.csv?q=moto&j=291840", _SEVEN_DIGITS),
+    ("/quality?j=291840", _SEVEN_DIGITS), ("/citations?j=291840", _SEVEN_DIGITS),
+    ("/search?q=moto&year=abc", "year is a year such as 2011"),
+    ("/search?q=moto&year=2011&year_from=2010", "give one year"),
+    (f"/jurisdiction/{JUAZEIRO}?year=abc", "year is a year such as 2011"),
+    ("/search?q=moto&year_from=abc", "year from must be a year"),
+    ("/search?q=moto&year_to=20111", "year to must be a year"),
+    ("/search?q=moto&method=foo", "methods are ocr, mixed, text"),
+    (f"/jurisdiction/{JUAZEIRO}?method=foo", "methods are ocr, mixed, text"),
+    ("/search?q=moto&uf=ZZ", "unknown UF"), ("/search?q=moto&status=foo", "unknown status"),
+    (f"/jurisdiction/{JUAZEIRO}?status=foo", "status is one of"),
+    (f"/jurisdiction/{JUAZEIRO}?text=maybe", "text is 'yes' or 'no'"),
+    ("/search?q=moto&text=maybe", "text is 'yes' or 'no'"),
+    ("/search?q=moto&sort=foo", "sort is 'relevance' or 'date'"),
+    ("/search?q=moto&limit=0", "1 to 100"), ("/search?q=moto&limit=abc", "1 to 100"),
+    ("/search?q=moto&min_confidence=2", "between 0 and 1"),
+    ("/search?q=moto&number=abc", "not a norm number"),
+    ("/search?q=moto&after=zzz", "damaged"), (f"/jurisdiction/{JUAZEIRO}?after=zzz", "damaged"),
+    ("/citations?kind=foo", "kind is one of"), ("/citations?resolved=maybe", "resolved is"),
+    ("/citations?limit=0", "limit"), ("/citations?after=x", "damaged"),
+    ("/quality?after=x", "damaged"), ("/quality?unmatched_after=x", "damaged"),
+    ("/quality?headings_after=x", "damaged"), ("/quality?problems_after=x", "damaged"),
+    ("/sources?after=x", "damaged"),
+    ("/document/1?after=abc", "after"), ("/document/1?after=-1", "after"),
+    ("/urn/urn:lex:nonsense", "URN"),
+])
+def test_every_invalid_parameter_is_a_400_with_a_message(site, path, message):
+    html = site.client.get(path)
+    assert html.status_code == 400, (path, html.text[:300])
+    assert "This request cannot be answered" in html.text
+    assert str(escape(message)) in html.text, (path, html.text[-2000:])
+    twin = site.client.get(path, headers={"Accept": "application/json"})
+    assert twin.status_code == 400 and twin.json()["error"]["status"] == 400
+    assert message in twin.json()["error"]["message"], twin.json()
+
+
+def test_a_known_type_and_a_state_code_are_valid_filters(site):
+    # The checks above refuse what no norm can have, never what some norm may.
+    state = get_json(site, "/search.json?j=26&type=lei")  # 26: Pernambuco, a state's own norms
+    assert state["query"]["j"] == [26] and state["query"]["type"] == ["lei"]
+    year = get_json(site, "/search.json?q=moto&year=2011")
+    assert (year["query"]["year_from"], year["query"]["year_to"]) == (2011, 2011)
+    assert year["total"] >= 1 and all(r["year"] == 2011 for r in year["results"])
+
+
+def _route_paths(site) -> list[tuple[str, str]]:
+    """Every GET route of the app, as (template, a concrete path to it)."""
+    from fastapi.routing import APIRoute
+
+    values = {"uf": "BA", "code": str(JUAZEIRO), "norm_id": str(site.norms["seed"]),
+              "document_id": str(site.documents["seed"]),
+              "version_id": str(site.versions["seed"]), "urn": SEED_URN}
+
+    def walk(routes) -> Iterator[APIRoute]:
+        for route in routes:
+            if isinstance(route, APIRoute):
+                yield route
+            elif hasattr(route, "original_router"):  # FastAPI >= 0.16x: included routers
+                yield from walk(route.original_router.routes)
+
+    found = []
+    for route in walk(site.live.app.app.routes):
+        if "GET" in route.methods:
+            path = route.path
+            for name, value in values.items():
+                path = path.replace("{" + name + "}", value)
+            assert "{" not in path, f"no sample value for {route.path}"
+            found.append((route.path, path))
+    return found
+
+
+def test_head_answers_on_every_get_route(site):
+    """HEAD (curl -I, link checkers) on every GET route the app has: the GET's status and
+    headers, no body; and on the JSON twins and static files too."""
+    routes = _route_paths(site)
+    # the walk covers the app, not a hand-made list
+    assert {r for r, _ in routes} == set(site.client.get("/openapi.json").json()["paths"])
+    targets = [p for _, p in routes] + ["/index.json", f"/norm/{site.norms['seed']}.json",
+                                        "/search.json?q=moto", "/static/style.css",
+                                        "/no/such/page", "/search?q=moto&type=foo"]
+    for path in targets:
+        get = site.client.get(path)
+        head = site.client.head(path)
+        assert head.status_code == get.status_code, (path, head.status_code, get.status_code)
+        assert head.content == b"", path
+        assert head.headers.get("content-type") == get.headers.get("content-type"), path
+        assert head.headers["x-content-type-options"] == "nosniff", path
+        if "content-length" in get.headers and get.status_code == 200 \
+                and path != "/openapi.json":
+            assert head.headers["content-length"] == get.headers["content-length"], path
+    # Still read-only: HEAD is GET without a body, other methods stay refused.
+    assert site.client.post("/search").status_code == 405
+
+
 @pytest.mark.parametrize("path", [
     "/norm/999999", "/norm/abc", "/norm/-1", "/document/999999", "/document/1.5",
     "/jurisdiction/1234567", "/jurisdiction/juazeiro", "/uf/XX", "/version/999999/original",
@@ -978,7 +1087,7 @@ def test_hostile_values_in_every_route_and_parameter_get_an_answer(site):
     (f"/jurisdiction/{JUAZEIRO}?year=99999999999999999999", 400, "year"),
     (f"/jurisdiction/{JUAZEIRO}?after=1_99999999999999999999", 400, "damaged"),
     ("/quality?after=99999999999999999999", 400, "damaged"), ("/quality?after=²", 400, "damaged"),
-    ("/sources?after=²", 400, "damaged"), ("/quality?j=²", 404, "not an IBGE code"),
+    ("/sources?after=²", 400, "damaged"), ("/quality?j=²", 400, "not an IBGE code"),
     ("/document/1?after=99999999999999999999", 400, "after"),
     ("/document/1?after=²", 400, "after"), ("/version/²/original", 404, "no version"),
 ])

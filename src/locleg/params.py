@@ -51,19 +51,33 @@ def check_ibge_code(value: str | int) -> int:
     return int(str(value).strip())
 
 
-def check_type(value: str) -> str:
-    """A normalized norm type (LexML's vocabulary), or BadParameter listing them."""
+def type_problem(value: str) -> str | None:
+    """Why a typed norm type is not one of the normalized types (listing them), or None."""
     if value in NORM_TYPES:
-        return value
+        return None
     guess = normalize_type(value[:64]) if value.strip() else None
     hint = f" (did you mean {guess}?)" if guess and guess != "outro" else ""
-    raise BadParameter(f"unknown type {_shown(value)}{hint}: types are "
-                       + ", ".join(sorted(NORM_TYPES)))
+    return f"unknown type {_shown(value)}{hint}: types are " + ", ".join(sorted(NORM_TYPES))
+
+
+def method_problem(value: str) -> str | None:
+    """Why a typed extraction method is not one (listing them), or None."""
+    if value in METHODS:
+        return None
+    return f"unknown extraction method {_shown(value)}: methods are " + ", ".join(METHODS)
+
+
+def check_type(value: str) -> str:
+    """A normalized norm type (LexML's vocabulary), or BadParameter listing them."""
+    problem = type_problem(value)
+    if problem:
+        raise BadParameter(problem)
+    return value
 
 
 def check_method(value: str) -> str:
     """An extraction method, or BadParameter listing them."""
-    if value in METHODS:
-        return value
-    raise BadParameter(f"unknown extraction method {_shown(value)}: methods are "
-                       + ", ".join(METHODS))
+    problem = method_problem(value)
+    if problem:
+        raise BadParameter(problem)
+    return value

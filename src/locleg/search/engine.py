@@ -40,7 +40,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ..enrich.numbering import canonical_number
 from ..enrich.status import ALTERED, NONE_KNOWN, REVOKED, REVOKED_IN_PART, SUSPENDED
-from ..params import check_method, check_type, ibge_code_problem
+from ..params import ibge_code_problem, method_problem, type_problem
 from ..store import Store
 from .attributes import attributes_for
 from .budget import Budget
@@ -135,10 +135,10 @@ class SearchRequest:
             if problem:
                 raise QueryError(problem)
             jurisdictions.append(int(code))
-        for value in many("type"):  # likewise a type or method that no norm can have
-            check_type(value)
-        for value in many("method"):
-            check_method(value)
+        for name, problem_of in (("type", type_problem), ("method", method_problem)):
+            for value in many(name):  # likewise a type or method that no norm can have
+                if problem := problem_of(value):
+                    raise QueryError(problem)
         numbers = []
         for value in many("number"):
             number = canonical_number(value) if len(value) <= 32 else None

@@ -28,9 +28,9 @@ from .data import (
     _int_id,
     _json_list,
     _jurisdiction_code,
+    _page_after,
     jurisdiction_ref,
     places,
-    _page_after,
 )
 
 CITATIONS_SHOWN = 200  # a norm's own citations shown on its page
@@ -248,7 +248,7 @@ def parse_edge_filters(params: dict[str, str | None]) -> dict:
     filters: dict = {}
     j = params.get("j")
     if j:
-        filters["j"] = _jurisdiction_code(j)
+        filters["j"] = _jurisdiction_code(j, parameter=True)
     kind = params.get("kind")
     if kind:
         if kind not in KINDS:

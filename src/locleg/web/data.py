@@ -379,9 +379,12 @@ def _listing(conn: Connection, code: int, filters: dict[str, str],
     return {"norms": norms, "next_after": next_after}
 
 
-def _jurisdiction_code(text: str) -> int:
-    """A path's or filter's IBGE code; NotFound says what is wrong with one that is not."""
+def _jurisdiction_code(text: str, parameter: bool = False) -> int:
+    """An IBGE code from a path (NotFound when it is not one) or a parameter (BadRequest
+    when malformed; NotFound when well formed but no jurisdiction's), saying what is wrong."""
     problem = ibge_code_problem(text)
+    if problem and parameter and not problem.startswith("no jurisdiction"):
+        raise BadRequest(problem)
     if problem:
         raise NotFound(problem)
     return int(text)
@@ -700,7 +703,7 @@ def original_of(store: Store, kind: str, id_text: str) -> dict:
 
 
 def quality_page(store: Store, code_text: str | None, after_text: str | None) -> dict:
-    code = _jurisdiction_code(code_text) if code_text else None
+    code = _jurisdiction_code(code_text, parameter=True) if code_text else None
     after = _page_after(after_text)
     with store.engine.connect() as conn:
         scope_name = None
