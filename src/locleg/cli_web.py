@@ -20,6 +20,7 @@ from .cli import (
 )
 from .config import corpus_path, read_settings
 from .enrich.status import NONE_KNOWN, STATUS_LABELS
+from .errors import UserError
 from .search import (
     DEADLINE,
     STATUSES,
@@ -98,7 +99,9 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
               "min_confidence": [str(min_confidence)] if min_confidence is not None else [],
               "text": [has_text] if has_text else [], "number": list(numbers),
               "status": list(statuses), "sort": [sort], "limit": [str(limit)]}
-    request = SearchRequest.from_params(params)
+    request = SearchRequest.from_params(params)  # a bad value: one line, exit 2
+    if request.is_empty:
+        raise UserError('give words to search, or a filter: locleg search "moto-táxi" --uf BA')
     with opened(corpus_dir) as corpus:
         ensure_fresh(corpus.store, quiet=as_json or as_jsonl or as_csv)
         if as_jsonl or as_csv:
@@ -128,9 +131,6 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
                 for h in result.hits],
         })
         return
-    if request.is_empty:
-        console.print('Give words to search, e.g. locleg search "moto-táxi" --uf BA')
-        return
     if result.references and not result.named:
         typed = ", ".join(printable(r.typed) for r in result.references)
         console.print(f"[dim]no norm named {typed} within these filters[/]", highlight=False)
@@ -151,7 +151,11 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
             console.print("   " + _ementa_text(h), highlight=False)
         snippet = " ".join(_snippet_text(h).split())
         if snippet:
-            console.print(f"   [dim]…[/]{snippet}[dim]…[/]", highlight=False)
+            # The snippet says itself where it was cut ("… text …"): dim those marks.
+            lead = "[dim]…[/]" if snippet.startswith("…") else ""
+            tail = "[dim]…[/]" if snippet.endswith("…") and len(snippet) > 1 else ""
+            console.print(f"   {lead}{snippet.removeprefix('…').removesuffix('…')}{tail}",
+                          highlight=False)
     about = "" if result.total_exact else "about "
     note = (f" (ranked among the {result.within:,} most recently added matches; "
             "--sort date or --csv reach them all)") if result.within else ""
