@@ -234,7 +234,12 @@ def jurisdictions(uf: str | None, search: str | None, as_json: bool,
         return
     if not rows:
         raise UserError("no jurisdiction matches")
-    table = Table("IBGE", "level", "UF", "name", "LexML locality", box=None)
+    # Codes and labels are identifiers: never cut (no_wrap); the name wraps instead.
+    table = Table(box=None)
+    for heading in ("IBGE", "level", "UF"):
+        table.add_column(heading, no_wrap=True)
+    table.add_column("name", overflow="fold")
+    table.add_column("LexML locality", no_wrap=True)
     for r in rows:
         table.add_row(str(r["ibge_code"]), r["level"], r["uf"], printable(r["name"]),
                       printable(r["lexml_label"]))
@@ -292,8 +297,9 @@ def status(by: str | None, as_json: bool, corpus_dir: Path | None) -> None:
     if as_json:
         print_json(counts)
         return
-    console.print(f"[bold]Corpus[/] {printable(counts['corpus'])}  "
-                  f"({printable(counts['database'])})")
+    # Paths and URLs are never broken: a long one runs past the width instead.
+    console.print(f"[bold]Corpus[/] {printable(counts['corpus'])}", soft_wrap=True)
+    console.print(f"[bold]database[/] {printable(counts['database'])}", soft_wrap=True)
     summary = Table(box=None, show_header=False)
     summary.add_row("jurisdictions with norms",
                     f"{counts['jurisdictions_with_norms']:,} of {counts['jurisdictions']:,}")
@@ -316,8 +322,8 @@ def status(by: str | None, as_json: bool, corpus_dir: Path | None) -> None:
         table = Table(box=None, header_style="bold")
         table.add_column("IBGE", min_width=7, no_wrap=True)
         table.add_column("UF", no_wrap=True)
-        # Numbers never shrink: the name gives way on a narrow terminal.
-        table.add_column("name", no_wrap=True, overflow="ellipsis", max_width=32)
+        # Codes and numbers never shrink: the name wraps on a narrow terminal, never cut.
+        table.add_column("name", max_width=32, overflow="fold")
         for heading in ("norms", "docs", *STATUSES, "pages"):
             table.add_column(heading, justify="right", no_wrap=True, min_width=len(heading))
         for r in counts["by_jurisdiction"]:

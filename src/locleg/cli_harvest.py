@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 from rich.live import Live
+from rich.padding import Padding
 from rich.table import Table
 from sqlalchemy import select, update
 
@@ -204,22 +205,55 @@ def sources_list(as_json: bool, corpus_dir: Path | None) -> None:
         console.print("No sources yet: `locleg sources add sapl URL --jurisdiction CODE` or "
                       "`locleg discover sapl --uf BA`")
         return
-    table = Table("ID", "jurisdiction", "URL", "version", "delay", "norms", "pending",
-                  "failed", "last success", "next due", "last error", box=None)
+    rows = []
     for i in items:
-        delay = "-" if i["delay"] is None else f"{i['delay']:g} s"
+        delay = "-" if i["delay"] is None else f"{i['delay']:g} s ({i['delay_from']})"
         norms = f"{i['norms']:,}" + (f" ({i['removed']:,} removed)" if i["removed"] else "")
         pending = f"{i['pending']:,}" + (f" ({i['files_pending']:,} files)"
                                         if i["files_pending"] else "")
         error = i["last_error"] or ""
         if i["parked_until"]:
             error = f"parked until {_when(i['parked_until'])}; {error}"
-        table.add_row(str(i["id"]), printable(i["jurisdiction"]), printable(i["base_url"]),
-                      printable(i["version"] or "-"),
-                      f"{delay} ({i['delay_from']})" if i["delay"] is not None else delay,
-                      norms, pending, f"{i['failed']:,}", _when(i["last_success_at"]),
-                      _when(i["next_due_at"]), printable(error[:120]))
-    console.print(table)
+        rows.append({"ID": str(i["id"]), "jurisdiction": printable(i["jurisdiction"]),
+                     "platform": printable(i["platform"]),
+                     "URL": printable(i["base_url"]), "version": printable(i["version"] or "-"),
+                     "delay": delay, "norms": norms, "pending": pending,
+                     "failed": f"{i['failed']:,}", "last success": _when(i["last_success_at"]),
+                     "next due": _when(i["next_due_at"]), "last error": printable(error[:120])})
+    _print_sources(rows)
+
+
+# Below this width a table of every column would cut URLs and ids: one block per source.
+_SOURCES_TABLE_WIDTH = 160
+
+
+def _print_sources(rows: list[dict]) -> None:
+    if console.width >= _SOURCES_TABLE_WIDTH:
+        table = Table(box=None)
+        for heading in rows[0]:
+            # Ids, URLs, versions and times are never cut; the place and the error wrap.
+            wraps = heading in ("jurisdiction", "last error")
+            table.add_column(heading, no_wrap=not wraps, overflow="fold")
+        for row in rows:
+            table.add_row(*row.values())
+        console.print(table)
+        return
+    for row in rows:
+        console.print(f"[bold]source {row['ID']}[/]  {row['URL']}", soft_wrap=True,
+                      highlight=False)
+        details = Table.grid(padding=(0, 2))
+        details.add_column(no_wrap=True, style="dim")
+        details.add_column(overflow="fold")
+        details.add_row("place", row["jurisdiction"])
+        details.add_row("platform", f"{row['platform']} {row['version']}")
+        details.add_row("delay", row["delay"])
+        details.add_row("norms", f"{row['norms']} · pending {row['pending']} · failed "
+                                 f"{row['failed']}")
+        details.add_row("harvest", f"last success {row['last success']} · next due "
+                                   f"{row['next due']}")
+        if row["last error"]:
+            details.add_row("last error", row["last error"])
+        console.print(Padding(details, (0, 0, 0, 2), expand=False), highlight=False)
 
 
 # -- discover --------------------------------------------------------------------------------

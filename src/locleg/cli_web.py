@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 
@@ -214,6 +215,7 @@ def serve(host: str, port: int, refresh_every: float, search_timeout: float,
     from .web import create_app
 
     settings = read_settings(corpus_path(corpus_dir))
+    port_in_use(host, port)  # before anything: the one line, not uvicorn's traceback
     with opened(corpus_dir) as corpus:
         pending = pending_changes(corpus.store)
     if pending > REFRESH_BEFORE_SEARCH:
@@ -223,6 +225,29 @@ def serve(host: str, port: int, refresh_every: float, search_timeout: float,
     shown = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/"
     console.print(f"Serving {settings.folder} at [bold]{shown}[/] (Ctrl-C stops)")
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+
+
+def _can_listen(host: str, port: int) -> bool:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # As uvicorn binds: SO_REUSEADDR, so a port left in TIME_WAIT counts as free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def port_in_use(host: str, port: int) -> None:
+    """UserError naming a free port to use instead when nothing can listen on this one."""
+    if _can_listen(host, port):
+        return
+    free = next((p for p in range(port + 1, min(port + 100, 65536)) if _can_listen(host, p)),
+                None)
+    instead = f": use another, e.g. --port {free}" if free else ": use another with --port"
+    raise UserError(f"cannot listen on {host}:{port}, the port is in use (another `locleg "
+                    f"serve`?){instead} (with make demo: DEMO_PORT={free or 'N'} make demo)")
 
 
 for _command in (search, index, serve):
