@@ -274,6 +274,13 @@ def import_(target: Path, jurisdiction: str | None, batch_size: int,
         + (f", {report.removed:,} records no longer in the input marked removed"
            if report.removed else "")
     )
+    if report.unnumbered:
+        shown = ", ".join(printable(name) for name in report.unnumbered[:5])
+        more = f" and {len(report.unnumbered) - 5:,} more" if len(report.unnumbered) > 5 else ""
+        err_console.print(f"[yellow]note:[/] {len(report.unnumbered):,} file(s) whose name gives "
+                          f"no number, imported as norms without number (s/n), each titled by "
+                          f"its file name: {shown}{more} (recorded: `locleg status`)",
+                          highlight=False)
     if report.problems:
         for p in report.problems[:10]:
             err_console.print(f"[red]problem:[/] {printable(p)}")

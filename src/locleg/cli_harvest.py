@@ -323,19 +323,32 @@ def _hosts_table(run, limit: int = 20) -> Table:
     return table
 
 
+_TOLD_HOSTS = 10  # a log names the spacing of the first hosts; the minute lines the rest
+
+
 class _Heartbeat:
     """Progress for a log (no terminal): one line a minute, with what each host waits for."""
 
     def __init__(self, every: float = 60.0) -> None:
         self.every = every
-        self.last = time.monotonic()
+        # The first line comes at once: a log shows from the start what each host waits for
+        # (a Crawl-delay of 60 s is a minute of silence otherwise).
+        self.last = float("-inf")
+        self.told: set[str] = set()  # hosts whose spacing was said
 
     def __call__(self, run) -> None:
         now = time.monotonic()
-        if now - self.last < self.every:
+        hosts = list(run.hosts.values())
+        for h in hosts:
+            # Each host's spacing, once, as soon as it is known: the waits it explains may
+            # be a minute each (SAPL's robots.txt asks 60 s).
+            if h.delay_reason and h.host not in self.told and len(self.told) < _TOLD_HOSTS:
+                self.told.add(h.host)
+                err_console.print(f"{printable(h.host)}: one request at a time, "
+                                  f"{printable(h.delay_reason)} between them", highlight=False)
+        if now - self.last < self.every or not hosts:
             return
         self.last = now
-        hosts = list(run.hosts.values())
         fetching = sum(1 for h in hosts if h.busy)
         waiting = [h for h in hosts if h.waiting_until]
         sample = "; ".join(f"{h.host}: {_host_state(h, now)}" for h in waiting[:3])
