@@ -43,18 +43,18 @@ def _wait_until(condition, timeout: float, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def _killed_leaves_nothing(args: list[str], corpus: Path, started) -> None:
-    """Start `locleg ARGS`, wait for its workers and `started(corpus)`, SIGKILL the command alone (not its
-    group, as the OOM killer or a `kill -9` would) and wait for every process it started
-    to end on its own."""
+def _killed_leaves_nothing(args: list[str], corpus: Path) -> None:
+    """Start `locleg ARGS`, wait for its workers, SIGKILL the command alone (not its group,
+    as the OOM killer or a `kill -9` would) and wait for every process it started to end
+    on its own."""
     marker = uuid.uuid4().hex
     env = {**os.environ, "LOCLEG_CORPUS": str(corpus), "LOCLEG_TEST_MARK": marker}
     proc = subprocess.Popen([sys.executable, "-m", "locleg", *args], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         # The forkserver and at least one worker forked from it (both run its code).
-        _wait_until(lambda: sum("forkserver" in c for _, c in _marked(marker)) >= 2
-                    and started(corpus), 120, "the command's workers to start")
+        _wait_until(lambda: sum("forkserver" in c for _, c in _marked(marker)) >= 2, 120,
+                    "the command's workers to start")
         proc.kill()
         proc.wait()
         _wait_until(lambda: not _marked(marker), 30, f"its processes to end: {_marked(marker)}")
@@ -73,7 +73,7 @@ def test_a_killed_import_leaves_no_process_behind(tmp_path):
         rows.append(f"lei{i}.txt,Lei,{i},2020")
     (dump / "manifest.csv").write_text("\n".join(rows) + "\n")
     _killed_leaves_nothing(["import", str(dump / "manifest.csv"), "-j", "2918407",
-                            "--batch-size", "50"], tmp_path / "c", lambda _: True)
+                            "--batch-size", "50"], tmp_path / "c")
 
 
 def test_a_killed_extraction_leaves_no_process_behind(tmp_path):
@@ -85,7 +85,7 @@ def test_a_killed_extraction_leaves_no_process_behind(tmp_path):
         _import(corpus, tmp_path / "docs", {f"longa{i}.pdf": _long_scan(20) for i in range(2)})
     finally:
         corpus.close()
-    _killed_leaves_nothing(["extract", "--workers", "2"], tmp_path / "c", lambda _: True)
+    _killed_leaves_nothing(["extract", "--workers", "2"], tmp_path / "c")
 
 
 def _port_free(port: int) -> bool:

@@ -47,7 +47,7 @@ def _alive(pid: int) -> bool:
 @pytest.mark.tour
 def test_the_readme_tour_takes_minutes(tmp_path):
     commands = tour_commands()
-    assert commands.rstrip().endswith("locleg serve                            # http://127.0.0.1:8000/")
+    assert commands.rstrip().splitlines()[-1].startswith("locleg serve ")
     sapl_port, web_port = _free_port(), _free_port()
     pidfile = tmp_path / "sapl.pid"
     script = (commands.replace("--port 8765", f"--port {sapl_port}")
