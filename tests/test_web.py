@@ -888,6 +888,59 @@ def test_docs_describe_every_route_and_field(site):
             assert f'"{key}"' in doc, f"{path}: {key} is not in docs/api.md"
 
 
+def _vocabulary_problems(value, where: str) -> list[str]:
+    """Where an answer breaks the API's one vocabulary (docs/api.md, Conventions)."""
+    found = []
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found += _vocabulary_problems(item, f"{where}[{i}]")
+    elif isinstance(value, dict):
+        for old in ("jurisdiction_code", "next_page_after"):
+            if old in value:
+                found.append(f"{where}: {old}")
+        j = value.get("jurisdiction")  # (a facet list, under "facets", is skipped below)
+        if j is not None and (not isinstance(j, dict) or not {"ibge_code", "name", "uf"} <= set(j)):
+            found.append(f"{where}.jurisdiction is not an object: {j!r}")
+        if "next" in value and "next_after" not in value:
+            found.append(f"{where}: next without next_after")
+        for link in ("next", "more", "all"):
+            if isinstance(value.get(link), str) and ".json" not in value[link]:
+                found.append(f"{where}.{link} leads to HTML: {value[link]}")
+        for key, item in value.items():
+            if key == "facets":  # named by facet (jurisdiction, type, ...), not objects
+                item = list(item.values())
+            found += _vocabulary_problems(item, f"{where}.{key}")
+    return found
+
+
+def test_every_answer_speaks_one_vocabulary(site, monkeypatch):
+    """Issue 11: a norm is `id` in every list, a jurisdiction always an object, every paged
+    list has `next` (to the JSON twin) and `next_after`."""
+    from locleg.web import citations as web_citations
+    from locleg.web import review
+
+    # Small pages, so that every `next` and `more` is there to check.
+    monkeypatch.setattr(web_data, "LIST_PAGE", 2)
+    monkeypatch.setattr(web_data, "DOCUMENT_PAGES", 2)
+    monkeypatch.setattr(review, "REVIEW_PAGE", 1)
+    monkeypatch.setattr(web_citations, "CITATIONS_SHOWN", 1)
+    paths = ["/index.json", "/uf/BA.json", f"/jurisdiction/{JUAZEIRO}.json",
+             f"/norm/{site.norms['seed']}.json", f"/document/{site.documents['seed']}.json",
+             "/search.json?q=moto&limit=1", "/search.json?q=lei+2199", "/sources.json",
+             f"/quality.json?j={JUAZEIRO}", "/quality.json", "/citations.json?limit=2",
+             f"/citations.json?to={site.norms['seed']}", f"/norm/{site.norms['revoked']}.json"]
+    problems = []
+    for path in paths:
+        problems += _vocabulary_problems(get_json(site, path), path)
+    assert problems == []
+    # ... and every list of norms names its norm `id`, as the norm page does.
+    search = get_json(site, "/search.json?q=moto")["results"]
+    assert search and all("id" in r and "norm_id" not in r for r in search)
+    paged = get_json(site, f"/document/{site.documents['seed']}.json")
+    assert paged["next"] == f"/document/{site.documents['seed']}.json?after=2"
+    assert get_json(site, paged["next"])["document"]["pages"][0]["number"] == 3
+
+
 def test_serve_command_serves_the_corpus(tmp_path):
     import socket
     import subprocess
