@@ -354,6 +354,9 @@ def test_search_command_matches_the_api(corpus, backend):
     assert "2199" in result.stdout and "Juazeiro (BA)" in result.stdout
     assert "Petrolina" not in result.stdout
     assert "4 norms match" in result.stdout
+    # A snippet cut inside the text says so once: "… text …", never "……" (issue 11).
+    assert "\n   …" in result.stdout and "……" not in result.stdout
+    assert "…\n" in result.stdout and "… …" not in result.stdout
     as_json = run_cli("search", "moto-táxi", "--uf", "BA", "--json", corpus=corpus.folder,
                       check=True)
     data = json.loads(as_json.stdout)
