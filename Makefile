@@ -33,7 +33,7 @@ demo: install
 	rm -rf $(DEMO)
 	$(BIN)/locleg init $(DEMO)
 	@echo "== a local dump: born-digital PDFs, a scan, HTML and TXT, with a manifest"
-	$(BIN)/python -m locleg.samples $(DEMO)/sample-documents
+	$(BIN)/python -m locleg.samples $(DEMO)/sample-documents --corpus $(DEMO)
 	$(BIN)/locleg import $(DEMO)/sample-documents/manifest.csv --corpus $(DEMO)
 	$(MAKE) --no-print-directory demo-harvest
 	@echo "== text of every document, OCR included"

@@ -4,8 +4,9 @@ Builds a corpus of TEXTS norms whose texts are about CHARS characters each and f
 "moto" (one page each, as an RTF gives), plus one GIANT text, then times a search for
 "moto" (20 results with snippets and facets), a phrase search and the export of every match.
 The reference, timed in the same run on the same texts: what the result page computed
-before issue 8, FTS5 snippet() + highlight() (SQLite) or ts_headline (PostgreSQL) over the
-page's texts, the giant left out (on SQLite it alone ran for more than 15 minutes).
+before issue 8, FTS5 snippet() + highlight() (SQLite, over an FTS5 table of the page's
+texts built here) or ts_headline (PostgreSQL, over the same texts), the giant left out (on
+SQLite it alone ran for more than 15 minutes).
 
     .venv/bin/python bench/explorer_big_texts.py [--texts 40] [--chars 1000000]
         [--giant 21000000] [--database-url postgresql+psycopg://...]
@@ -14,13 +15,14 @@ page's texts, the giant left out (on SQLite it alone ran for more than 15 minute
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from sqlalchemy import bindparam, text
+from sqlalchemy import text
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -30,18 +32,31 @@ from tests.explorer_fixtures import BIG_TEXT_WORD, build_big_text_corpus  # noqa
 
 from locleg.corpus import init_corpus  # noqa: E402
 from locleg.search import SearchRequest, iter_matches, search  # noqa: E402
+from locleg.search.index import norm_texts  # noqa: E402
 
 # The result page's snippets before issue 8, one statement per backend.
-REFERENCE = {
-    "sqlite": ("SELECT rowid, highlight(search_fts, 0, '[', ']'), "
-               "snippet(search_fts, 1, '[', ']', '…', 36) FROM search_fts "
-               "WHERE search_fts MATCH :m AND rowid IN :ids"),
-    "postgresql": ("SELECT norm_id, ts_headline('locleg_fts', ementa, CAST(:m AS tsquery), "
-                   "'HighlightAll=true'), ts_headline('locleg_fts', body, CAST(:m AS tsquery), "
-                   "'MaxWords=36, MinWords=16, MaxFragments=2') FROM search_fts "
-                   "WHERE norm_id IN :ids"),
-}
-MATCH = {"sqlite": '{ementa body extra} : ("moto")', "postgresql": "'moto'"}
+SQLITE_REFERENCE = ("SELECT rowid, highlight(fts, 0, '[', ']'), "
+                    "snippet(fts, 1, '[', ']', '…', 36) FROM fts WHERE fts MATCH 'moto'")
+POSTGRESQL_REFERENCE = (
+    "SELECT ts_headline('simple', :ementa, CAST('moto' AS tsquery), 'HighlightAll=true'), "
+    "ts_headline('simple', :body, CAST('moto' AS tsquery), "
+    "'MaxWords=36, MinWords=16, MaxFragments=2')")
+
+
+def reference_snippets(store, ids: list[int]) -> float:
+    """Seconds the snippets of these norms took before issue 8."""
+    with store.engine.connect() as conn:
+        texts = norm_texts(conn, ids)
+        ementas = dict(conn.execute(text("SELECT id, ementa FROM norm")).all())
+        if store.dialect == "sqlite":
+            db = sqlite3.connect(":memory:")
+            db.execute("CREATE VIRTUAL TABLE fts USING fts5(ementa, body, "
+                       "tokenize = 'unicode61 remove_diacritics 2')")
+            db.executemany("INSERT INTO fts (rowid, ementa, body) VALUES (?, ?, ?)",
+                           [(i, ementas[i] or "", texts[i].body) for i in ids])
+            return timed(lambda: db.execute(SQLITE_REFERENCE).fetchall(), 1)
+        return timed(lambda: [conn.execute(text(POSTGRESQL_REFERENCE), {
+            "ementa": ementas[i] or "", "body": texts[i].body}).all() for i in ids], 1)
 
 
 def timed(fn, repeat: int) -> float:
@@ -71,10 +86,7 @@ def main() -> None:
         dialect = store.dialect
         page = search(store, SearchRequest(q=BIG_TEXT_WORD))
         shown = [h.norm_id for h in page.hits if h.norm_id != built.norms.get("giant")]
-        with store.engine.connect() as conn:
-            statement = text(REFERENCE[dialect]).bindparams(bindparam("ids", expanding=True))
-            reference = timed(lambda: conn.execute(
-                statement, {"m": MATCH[dialect], "ids": shown}).all(), 1)
+        reference = reference_snippets(store, shown)
         figures = {
             f'search "{BIG_TEXT_WORD}", 20 results + snippets + facets': timed(
                 lambda: search(store, SearchRequest(q=BIG_TEXT_WORD)), args.repeat),

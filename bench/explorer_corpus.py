@@ -161,10 +161,11 @@ def build(n_norms: int, folder: Path, seed: int = 1) -> Path:
     """Create (or reuse) the corpus folder with N norms and a built search index."""
     sys.path.insert(0, str(ROOT / "src"))
     from locleg.corpus import init_corpus, open_corpus
-    from locleg.search import rebuild_index
+    from locleg.search import rebuild_index, textindex
 
     marker = folder / "built.json"
     if marker.exists():
+        _ensure_index(folder, marker)
         return folder
     if folder.exists():
         shutil.rmtree(folder)
@@ -271,15 +272,49 @@ def build(n_norms: int, folder: Path, seed: int = 1) -> Path:
                   flush=True)
 
     rebuild_index(corpus.store, on_progress=progress)
+    index_bytes = textindex.for_store(corpus.store, writable=True).size()
     corpus.close()
     indexed = time.monotonic() - started - loaded
     size = (folder / "corpus.db").stat().st_size
     marker.write_text(json.dumps({"norms": n_norms, "jurisdictions": JURISDICTIONS,
                                   "load_s": round(loaded), "index_s": round(indexed),
-                                  "db_bytes": size}))
+                                  "tantivy_index_s": round(indexed), "db_bytes": size,
+                                  "index_bytes": index_bytes}))
     print(f"built {n_norms:,} norms in {loaded:,.0f} s + index {indexed:,.0f} s; "
           f"database {size / 1e9:,.1f} GB", flush=True)
     return folder
+
+
+def _ensure_index(folder: Path, marker: Path) -> None:
+    """A corpus built by an older checkout (its FTS5 index in the database): migrate it and
+    build this checkout's search index, once, timing it into the marker."""
+    from locleg.corpus import open_corpus
+    from locleg.search import rebuild_index, textindex
+
+    built = json.loads(marker.read_text())
+    if "tantivy_index_s" in built:
+        return
+    started = time.monotonic()
+    corpus = open_corpus(folder)  # migrations first (0009 drops the FTS5 table)
+    migrated = time.monotonic() - started
+    index = textindex.for_store(corpus.store, writable=True)
+    if index.searcher().num_docs == 0:
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            if time.monotonic() - last[0] > 30:
+                last[0] = time.monotonic()
+                print(f"  indexed {done:,} / {total:,} "
+                      f"({time.monotonic() - started:,.0f} s)", flush=True)
+
+        rebuild_index(corpus.store, on_progress=progress)
+    corpus.close()
+    built.update(migrate_s=round(migrated), tantivy_index_s=round(time.monotonic() - started
+                                                                   - migrated),
+                 index_bytes=index.size())
+    marker.write_text(json.dumps(built))
+    print(f"search index of {built['norms']:,} norms built in {built['tantivy_index_s']:,} s; "
+          f"{built['index_bytes'] / 1e9:,.1f} GB", flush=True)
 
 
 def corpus_folder(n_norms: int) -> Path:

@@ -1,15 +1,20 @@
-"""Explorer and search figures through the HTTP API, next to the naive FTS5 query.
+"""Explorer and search figures through the HTTP API, next to today's engine and the naive query.
 
 Builds (or reuses) the synthetic corpus of bench/explorer_corpus.py, serves it with
 `locleg serve` in its own process, warms the cache, then measures p50/p95 over HTTP:
 search for two common words (20 ranked results, snippets, facet counts), the same with a UF
 and a jurisdiction filter, the norm page, the jurisdiction page (with facet counts) and the
-home page; and the server's peak RSS under a 4-client load. The naive query — bm25 over
-every match, snippets for the top 20, exact facet counts over every match — runs in the same
-script on the same corpus, in process (no HTTP), and every figure is printed with its ratio
-to it.
+home page; and the server's peak RSS under a 4-client load.
+
+With --baseline-tree (a checkout of another commit, e.g. the code before issue 10) and
+--baseline-corpus (the same corpus built by that checkout), that commit's explorer is served
+beside this one and every request is made to both, one after the other, so that both see
+the same machine at the same moment: the ratio this ÷ baseline is the figure. The naive query
+of the issue-5 bench (FTS5 bm25 over every match + snippets + exact facets, in process) runs
+on the baseline corpus when it has an FTS5 index.
 
     .venv/bin/python bench/explorer_speed.py --norms 1000000 [--queries 200]
+        [--baseline-tree ../wt-base --baseline-corpus ../wt-base/bench/out/explorer-1000000]
 """
 
 from __future__ import annotations
@@ -29,8 +34,11 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "src"))
 
 from explorer_corpus import CORE, build, corpus_folder  # noqa: E402
+from locleg.search import textindex  # noqa: E402
+from locleg.search.query import parse, with_joined_words  # noqa: E402
 
 NAIVE = """
 WITH m AS (SELECT rowid AS id, bm25(search_fts, 8.0, 1.0, 1.0, 0.0) AS score
@@ -42,7 +50,6 @@ NAIVE_SNIPPETS = ("SELECT rowid, snippet(search_fts, 1, '[', ']', '…', 36) FRO
 NAIVE_FACETS = ("SELECT s.uf, s.type, s.year, count(*) FROM search_fts f "
                 "JOIN search_norm s ON s.norm_id = f.rowid WHERE search_fts MATCH :q "
                 "GROUP BY s.uf, s.type, s.year")
-RAW = "SELECT rowid FROM search_fts WHERE search_fts MATCH :q LIMIT 20"
 
 
 def percentiles(times: list[float]) -> tuple[float, float]:
@@ -52,10 +59,10 @@ def percentiles(times: list[float]) -> tuple[float, float]:
     return p50 * 1000, p95 * 1000
 
 
-def pick_queries(db: sqlite3.Connection, n_norms: int, count: int, rng: random.Random
-                 ) -> list[str]:
+def pick_queries(folder: Path, n_norms: int, count: int, rng: random.Random) -> list[str]:
     """Pairs of common words, each pair matching 2-10 % of the corpus (as real searches for
-    'iluminação pública' or 'servidor público' do)."""
+    'iluminação pública' or 'servidor público' do), counted in this checkout's index."""
+    searcher = textindex.for_folder(folder / textindex.INDEX_FOLDER).searcher()
     words = [w for w in dict.fromkeys(CORE) if len(w) > 3][40:220]
     low, high = 0.02 * n_norms, 0.10 * n_norms
     found: list[str] = []
@@ -63,10 +70,8 @@ def pick_queries(db: sqlite3.Connection, n_norms: int, count: int, rng: random.R
     while len(found) < min(count, 60) and tries < 3000:
         tries += 1
         a, b = rng.sample(words, 2)
-        q = f'"{a}" "{b}"'
-        matches = db.execute("SELECT count(*) FROM search_fts WHERE search_fts MATCH :q",
-                             {"q": q}).fetchone()[0]
-        if low <= matches <= high:
+        query = textindex.compile_words(with_joined_words(parse(f"{a} {b}")))
+        if query is not None and low <= searcher.search(query, 1, count=True).count <= high:
             found.append(f"{a} {b}")
     return [found[i % len(found)] for i in range(count)]
 
@@ -75,7 +80,7 @@ def fts_match(q: str) -> str:
     return "{ementa body extra} : (" + " AND ".join(f'"{w}"' for w in q.split()) + ")"
 
 
-def naive(db: sqlite3.Connection, q: str) -> None:
+def naive_query(db: sqlite3.Connection, q: str) -> None:
     match = fts_match(q)
     top = [r[0] for r in db.execute(NAIVE, {"q": match})]
     if top:
@@ -100,49 +105,83 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+class Server:
+    """`locleg serve` of one checkout over one corpus, in its own process."""
+
+    def __init__(self, folder: Path, port: int, tree: Path | None = None) -> None:
+        env = {**os.environ, "LOCLEG_CORPUS": str(folder)}
+        if tree is not None:
+            env["PYTHONPATH"] = str(tree / "src")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "locleg", "serve", "--port", str(port),
+             "--refresh-every", "0"], env=env, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, cwd=tree or ROOT)
+        self.base = f"http://127.0.0.1:{port}"
+        self.client = httpx.Client(base_url=self.base, timeout=120)
+        deadline = time.monotonic() + 600  # a first start may migrate a big corpus
+        while True:
+            try:
+                self.client.get("/static/style.css")
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    raise SystemExit(self.process.stderr.read().decode()) from None
+                time.sleep(0.2)
+
+    def get(self, path: str) -> float:
+        start = time.perf_counter()
+        r = self.client.get(path)
+        elapsed = time.perf_counter() - start
+        if r.status_code != 200:
+            raise SystemExit(f"{self.base}{path}: HTTP {r.status_code}: {r.text[:300]}")
+        return elapsed
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=60)
+
+
+def warm_files(folder: Path) -> None:
+    """Read files once into the OS page cache, as search.md measured 'warm'."""
+    for path in ([folder] if folder.is_file() else sorted(folder.rglob("*"))):
+        if path.is_file():
+            with open(path, "rb") as f:
+                while f.read(1 << 24):
+                    pass
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--norms", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--load-seconds", type=float, default=30)
     parser.add_argument("--port", type=int, default=8731)
+    parser.add_argument("--baseline-tree", type=Path,
+                        help="a checkout of the commit to compare with (its src/ is used)")
+    parser.add_argument("--baseline-corpus", type=Path,
+                        help="the same corpus, built by the baseline checkout")
     args = parser.parse_args()
+    if (args.baseline_tree is None) != (args.baseline_corpus is None):
+        parser.error("--baseline-tree and --baseline-corpus go together")
     rng = random.Random(5)
     folder = build(args.norms, corpus_folder(args.norms))
-    db_path = folder / "corpus.db"
-    # Warm cache, as search.md measured: the database read once into the OS page cache.
-    with open(db_path, "rb") as f:
-        while f.read(1 << 24):
-            pass
-    db = sqlite3.connect(db_path)
-    db.execute("PRAGMA cache_size=-16000")
-    queries = pick_queries(db, args.norms, args.queries, rng)
+    warm_files(folder / textindex.INDEX_FOLDER)
+    db = sqlite3.connect(folder / "corpus.db")
+    queries = pick_queries(folder, args.norms, args.queries, rng)
     places = db.execute("SELECT jurisdiction_code, uf, norms FROM search_place").fetchall()
     big = sorted(places, key=lambda p: -p[2])
     ufs = sorted({p[1] for p in places})
     max_id = db.execute("SELECT max(id) FROM norm").fetchone()[0]
-    env = {**os.environ, "LOCLEG_CORPUS": str(folder)}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "locleg", "serve", "--port", str(args.port),
-         "--refresh-every", "0"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{args.port}"
+    baseline_db = None
+    if args.baseline_corpus is not None:
+        warm_files(args.baseline_corpus / "corpus.db")
+        baseline_db = sqlite3.connect(args.baseline_corpus / "corpus.db")
+        baseline_db.execute("PRAGMA cache_size=-16000")
+    servers = {"this": Server(folder, args.port)}
     try:
-        client = httpx.Client(base_url=base, timeout=60)
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                client.get("/static/style.css")
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit(server.stderr.read().decode()) from None
-                time.sleep(0.2)
-
-        def get(path: str) -> None:
-            r = client.get(path)
-            if r.status_code != 200:
-                raise SystemExit(f"{path}: HTTP {r.status_code}: {r.text[:300]}")
-
+        if args.baseline_tree is not None:
+            servers["baseline"] = Server(args.baseline_corpus, args.port + 1,
+                                         args.baseline_tree.resolve())
         kinds = {
             "search, 2 common words": [f"/search.json?q={q}" for q in queries],
             "search + UF filter": [f"/search.json?q={q}&uf={rng.choice(ufs)}" for q in queries],
@@ -153,28 +192,35 @@ def main() -> None:
                 f"/jurisdiction/{rng.choice(big)[0]}" for _ in queries],
             "home": ["/" for _ in queries],
         }
-        for paths in kinds.values():  # warm-up: one pass over a few of each kind
-            for path in paths[:20]:
-                get(path)
-        results = {name: percentiles(timed(get, paths)) for name, paths in kinds.items()}
-        sample = client.get(f"/search.json?q={queries[0]}").json()
-        estimate = (f"cover the {sample['within']:,} most recent matches, totals exact"
-                    if sample["within"] else "exact")
+        for paths in kinds.values():  # warm-up: two passes over a few of each kind
+            for path in paths[:40]:
+                for server in servers.values():
+                    server.get(path)
+        times: dict[tuple[str, str], list[float]] = {}
+        for name, paths in kinds.items():
+            for path in paths:  # the same request to each server, one after the other
+                for label, server in servers.items():
+                    times.setdefault((name, label), []).append(server.get(path))
+        sample = servers["this"].client.get(f"/search.json?q={queries[0]}").json()
+        estimate = (f"facets estimated from a sample of {sample['within']:,} matches"
+                    if sample["within"] else "facets exact over every match")
 
-        naive_times = timed(lambda q: naive(db, q), queries[: max(20, args.queries // 2)])
-        raw_times = timed(lambda q: db.execute(RAW, {"q": fts_match(q)}).fetchall(), queries)
-        naive_p50, naive_p95 = percentiles(naive_times)
-        raw_p50, raw_p95 = percentiles(raw_times)
+        naive = None
+        if baseline_db is not None and baseline_db.execute(
+                "SELECT 1 FROM sqlite_master WHERE name = 'search_fts'").fetchone():
+            naive = percentiles(timed(lambda q: naive_query(baseline_db, q),
+                                      queries[: max(20, args.queries // 2)]))
 
-        # RSS under load: 4 clients on a mix of pages for a bounded time.
+        # RSS under load: 4 clients on a mix of pages for a bounded time, this server only.
+        this = servers["this"]
         stop = time.monotonic() + args.load_seconds
-        peak = [rss_mb(server.pid)]
+        peak = [rss_mb(this.process.pid)]
         done = [0]
         mix = [p for paths in kinds.values() for p in paths]
 
         def client_loop(seed: int) -> None:
             local = random.Random(seed)
-            with httpx.Client(base_url=base, timeout=60) as c:
+            with httpx.Client(base_url=this.base, timeout=120) as c:
                 while time.monotonic() < stop:
                     c.get(local.choice(mix))
                     done[0] += 1
@@ -183,24 +229,38 @@ def main() -> None:
         for t in threads:
             t.start()
         while any(t.is_alive() for t in threads):
-            peak.append(rss_mb(server.pid))
+            peak.append(rss_mb(this.process.pid))
             time.sleep(0.2)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        for server in servers.values():
+            server.stop()
 
-    matches = [db.execute("SELECT count(*) FROM search_fts WHERE search_fts MATCH :q",
-                          {"q": fts_match(q)}).fetchone()[0] for q in queries[:20]]
-    print(f"\nExplorer on {args.norms:,} norms ({len(places):,} jurisdictions), SQLite FTS5, "
-          f"warm cache; {args.queries} requests per row; two-word queries match "
-          f"{min(matches):,}–{max(matches):,} norms; ranking and facets {estimate}\n")
-    print(f"{'figure':<36}{'p50 ms':>9}{'p95 ms':>9}{'× naive p50':>13}{'× naive p95':>13}")
-    print(f"{'naive: bm25 all + snippets + facets':<36}{naive_p50:>9.1f}{naive_p95:>9.1f}"
-          f"{1:>13.2f}{1:>13.2f}")
-    print(f"{'raw FTS5 MATCH … LIMIT 20':<36}{raw_p50:>9.2f}{raw_p95:>9.2f}"
-          f"{raw_p50 / naive_p50:>13.3f}{raw_p95 / naive_p95:>13.3f}")
-    for name, (p50, p95) in results.items():
-        print(f"{name:<36}{p50:>9.1f}{p95:>9.1f}{p50 / naive_p50:>13.3f}{p95 / naive_p95:>13.3f}")
+    searcher = textindex.for_folder(folder / textindex.INDEX_FOLDER).searcher()
+    matches = [searcher.search(textindex.compile_words(with_joined_words(parse(q))), 1,
+                               count=True).count for q in queries[:20]]
+    print(f"\nExplorer on {args.norms:,} norms ({len(places):,} jurisdictions), SQLite, "
+          f"warm cache; {args.queries} requests per row and server; two-word queries match "
+          f"{min(matches):,}–{max(matches):,} norms here; ranking over every match, "
+          f"{estimate}\n")
+    has_baseline = "baseline" in servers
+    header = f"{'figure':<36}{'p50 ms':>9}{'p95 ms':>9}"
+    if has_baseline:
+        header += f"{'today p50':>11}{'today p95':>11}{'× today p50':>13}{'× today p95':>13}"
+    if naive:
+        header += f"{'× naive p95':>13}"
+    print(header)
+    if naive:
+        label = "naive: bm25 all + snippets + facets"
+        print(f"{label:<36}{naive[0]:>9.1f}{naive[1]:>9.1f}")
+    for name in kinds:
+        p50, p95 = percentiles(times[name, "this"])
+        line = f"{name:<36}{p50:>9.1f}{p95:>9.1f}"
+        if has_baseline:
+            b50, b95 = percentiles(times[name, "baseline"])
+            line += f"{b50:>11.1f}{b95:>11.1f}{p50 / b50:>13.3f}{p95 / b95:>13.3f}"
+        if naive:
+            line += f"{p95 / naive[1]:>13.3f}"
+        print(line)
     print(f"\nserver peak RSS under 4 clients for {args.load_seconds:.0f} s: {max(peak):,.0f} MB "
           f"({done[0] / args.load_seconds:,.0f} requests/s)")
 

@@ -6,19 +6,21 @@ street names, budget decrees; enriched and indexed) and runs its 86 graded queri
 
 - locleg.search.search: the engine of this checkout, as the explorer and the API call it
   (first page of 10, filters as the user set them);
-- plain BM25 over every match (the reference): the same query, matched the same way on the
-  corpus's own index, ranked by BM25 alone (k1 = 1.2, b = 0.75), no field weights, no
-  authority, no stemming beyond what the index does. On SQLite this is FTS5's bm25() with its
-  default weights over the search_fts table; on PostgreSQL, which has no BM25, the same
-  formula computed here from the tsvectors of every match (term frequencies from the
-  positions, document frequencies and lengths over the whole table).
+- plain BM25 over every match (the reference): the same query, matched the same way (every
+  word required, no stemming), ranked by BM25 alone (k1 = 1.2, b = 0.75): FTS5's bm25() with
+  its default weights over an FTS5 table built here from the corpus's own texts (ementa,
+  body and the joined compounds the index adds), no field weights, no authority;
+- with --baseline REF, the engine of another commit ("today": the code before issue 10),
+  run from a temporary git worktree of REF by that commit's own copy of this script, on the
+  corpus that commit builds, in the same run.
 
 Prints a table with one row per system and one column per query class (all; known-item,
 topical, phrase, inflection, accents, spelling; with and without a UF or jurisdiction
-filter), each cell the mean nDCG@10 / success@1, and a row of ratios engine ÷ reference;
---verbose adds each query's figures and first three results.
+filter), each cell the mean nDCG@10 / success@1, and rows of ratios; --verbose adds each
+query's figures and first three results.
 
-    .venv/bin/python bench/search_relevance.py [--postgresql [URL]] [--label NAME] [--verbose]
+    .venv/bin/python bench/search_relevance.py [--postgresql [URL]] [--baseline REF]
+                                               [--label NAME] [--verbose]
 
 --postgresql without a URL starts a throwaway server as the suite does (tests/pgserver.py).
 """
@@ -26,8 +28,8 @@ filter), each cell the mean nDCG@10 / success@1, and a row of ratios engine ÷ r
 from __future__ import annotations
 
 import argparse
-import math
-import re
+import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -41,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 
-from sqlalchemy import text  # noqa: E402
+from sqlalchemy import select, text  # noqa: E402
 from tests.relevance_fixtures import (  # noqa: E402
     KINDS,
     QUERIES,
@@ -56,96 +58,75 @@ from tests.relevance_fixtures import (  # noqa: E402
 
 from locleg.corpus import init_corpus  # noqa: E402
 from locleg.search import SearchRequest  # noqa: E402
+from locleg.search.index import norm_texts  # noqa: E402
 from locleg.search.query import (  # noqa: E402
+    All,
+    Any_,
+    Node,
+    Phrase,
+    Word,
     parse,
-    tags_to_fts5,
-    tags_to_tsquery,
-    to_fts5,
-    to_tsquery,
     with_joined_words,
-    words_of,
 )
+from locleg.search.text import joined_variants  # noqa: E402
+from locleg.store.schema import jurisdiction, norm  # noqa: E402
 
 K = 10
-K1, B = 1.2, 0.75  # FTS5's bm25() constants
+REFERENCE = "plain BM25 over every match"
 
 
-def request_of(query: Query) -> SearchRequest:
-    return SearchRequest.from_params({**query.params, "limit": [str(K)]})
+def to_fts5(node: Node) -> str:
+    """The query as an FTS5 expression: every word a quoted string FTS5 tokenizes as text."""
+    if isinstance(node, Word):
+        return f'"{node.raw}"' + ("*" if node.prefix else "")
+    if isinstance(node, Phrase):
+        return '"' + " ".join(w.raw for w in node.words) + '"' + (
+            "*" if node.words[-1].prefix else "")
+    if isinstance(node, Any_):
+        return "(" + " OR ".join(to_fts5(i) for i in node.items) + ")"
+    if isinstance(node, All):
+        return "(" + " AND ".join(to_fts5(i) for i in node.items) + ")"
+    return f"({to_fts5(node.include)} NOT {to_fts5(node.exclude)})"
 
 
-def rank_bm25_sqlite(store, query: Query) -> list[int]:
-    """FTS5 bm25() with its default weights over every match of the query and filters."""
-    request = request_of(query)
-    node = with_joined_words(parse(query.q))
-    expression = "{ementa body extra} : (" + to_fts5(node) + ")"
-    groups = request.tag_groups()
-    if groups:
-        expression += " AND " + tags_to_fts5(groups)
-    with store.engine.connect() as conn:
-        return list(conn.scalars(text(
-            "SELECT rowid FROM search_fts WHERE search_fts MATCH :m "
-            "ORDER BY bm25(search_fts), rowid LIMIT :k"), {"m": expression, "k": K}))
-
-
-_ENTRY = re.compile(r"'((?:[^']|'')*)':([0-9A-D,]+)")
-
-
-def _positions(tsv: str) -> dict[str, int]:
-    """lexeme -> how many positions it holds outside the filter tags (weight D)."""
-    found = {}
-    for lexeme, positions in _ENTRY.findall(tsv):
-        count = sum(1 for p in positions.split(",") if not p.endswith("D"))
-        if count:
-            found[lexeme.replace("''", "'")] = count
-    return found
-
-
-class _PostgresBM25:
-    """BM25 over every match on PostgreSQL, from the tsvectors the index stores."""
+class PlainBM25:
+    """The reference: FTS5's bm25() over every match, from an FTS5 table of the corpus's
+    texts with the filter attributes beside it."""
 
     def __init__(self, store) -> None:
-        self.store = store
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE fts USING fts5(ementa, body, extra, "
+                        "tokenize = 'unicode61 remove_diacritics 2')")
+        self.db.execute("CREATE TABLE attrs (id INTEGER PRIMARY KEY, uf TEXT, code INT)")
         with store.engine.connect() as conn:
-            self.total = conn.scalar(text("SELECT count(*) FROM search_fts"))
-            lengths = [sum(_positions(t).values()) for t in conn.scalars(
-                text("SELECT tsv::text FROM search_fts"))]
-        self.average = statistics.mean(lengths) if lengths else 1.0
-        self.df: dict[str, int] = {}
-
-    def frequency(self, conn, lexeme: str) -> int:
-        if lexeme not in self.df:
-            self.df[lexeme] = conn.scalar(
-                text("SELECT count(*) FROM search_fts WHERE tsv @@ CAST(:q AS tsquery)"),
-                {"q": to_tsquery(parse(f'"{lexeme}"'))})
-        return self.df[lexeme]
+            rows = conn.execute(
+                select(norm.c.id, norm.c.ementa, norm.c.jurisdiction_code, jurisdiction.c.uf)
+                .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
+                .where(norm.c.merged_into.is_(None))).all()
+            texts = norm_texts(conn, [r.id for r in rows])
+        for r in rows:
+            body = texts[r.id].body
+            self.db.execute("INSERT INTO fts (rowid, ementa, body, extra) VALUES (?, ?, ?, ?)",
+                            (r.id, r.ementa or "", body,
+                             " ".join(joined_variants((r.ementa or "") + "\n" + body))))
+            self.db.execute("INSERT INTO attrs VALUES (?, ?, ?)",
+                            (r.id, r.uf, r.jurisdiction_code))
 
     def __call__(self, store, query: Query) -> list[int]:
-        request = request_of(query)
+        request = SearchRequest.from_params({**query.params, "limit": [str(K)]})
         node = with_joined_words(parse(query.q))
-        expression = f"({to_tsquery(node)})"
-        groups = request.tag_groups()
-        if groups:
-            expression += f" & ({tags_to_tsquery(groups)})"
-        lexemes = list(dict.fromkeys(w.folded for w in words_of(node)))
-        scored = []
-        with store.engine.connect() as conn:
-            idf = {}
-            for lexeme in lexemes:
-                n = self.frequency(conn, lexeme)
-                # FTS5's idf, floored as FTS5 floors it.
-                idf[lexeme] = max(math.log((self.total - n + 0.5) / (n + 0.5)), 1e-6)
-            for norm_id, tsv in conn.execute(text(
-                    "SELECT norm_id, tsv::text FROM search_fts "
-                    "WHERE tsv @@ CAST(:m AS tsquery)"), {"m": expression}):
-                tf = _positions(tsv)
-                length = sum(tf.values())
-                score = sum(
-                    idf[w] * tf[w] * (K1 + 1)
-                    / (tf[w] + K1 * (1 - B + B * length / self.average))
-                    for w in lexemes if w in tf)
-                scored.append((-score, norm_id))
-        return [norm_id for _, norm_id in sorted(scored)[:K]]
+        sql = ("SELECT f.rowid FROM fts f JOIN attrs a ON a.id = f.rowid "
+               "WHERE fts MATCH :m")
+        params: dict = {"m": to_fts5(node), "k": K}
+        if request.ufs:
+            sql += " AND a.uf IN (" + ", ".join(f":uf{i}" for i in range(len(request.ufs))) + ")"
+            params |= {f"uf{i}": uf for i, uf in enumerate(request.ufs)}
+        if request.jurisdictions:
+            sql += " AND a.code IN (" + ", ".join(
+                f":j{i}" for i in range(len(request.jurisdictions))) + ")"
+            params |= {f"j{i}": c for i, c in enumerate(request.jurisdictions)}
+        sql += " ORDER BY bm25(fts), f.rowid LIMIT :k"
+        return [r[0] for r in self.db.execute(sql, params)]
 
 
 def evaluate(store, names: dict[int, str], ranker: Callable, norms) -> list[dict]:
@@ -166,29 +147,33 @@ def _classes() -> list[tuple[str, Callable[[Query], bool]]]:
                ("without a filter", lambda q: not q.filtered)])
 
 
-def table(label: str, engine: str, engine_rows: list[dict],
-          reference_rows: list[dict]) -> None:
-    """One row per system, one column per query class: mean nDCG@10 / success@1."""
+def table(label: str, systems: list[tuple[str, list[dict]]],
+          baseline: tuple[str, dict[str, str]] | None) -> None:
+    """One row per system, one column per query class: mean nDCG@10 / success@1; then the
+    engine's ratios to the reference and to the baseline."""
     classes = _classes()
     print(f"\n{label}: mean nDCG@{K} / success@1 over the queries of each class")
     print("\n| system | " + " | ".join(f"{name} ({sum(keep(q) for q in QUERIES)})"
                                       for name, keep in classes) + " |")
     print("|---|" + "---|" * len(classes))
-    means = {}
-    for system, rows in ((engine, engine_rows), ("plain BM25 over every match",
-                                                 reference_rows)):
-        cells = []
-        for name, keep in classes:
+    means: dict[str, list[tuple[float, float]]] = {}
+    if baseline is not None:
+        name, cells = baseline
+        means[name] = [tuple(float(x) for x in cells[c].split(" / ")) for c, _ in classes]
+        print(f"| {name} | " + " | ".join(cells[c] for c, _ in classes) + " |")
+    for system, rows in systems:
+        means[system] = []
+        for _, keep in classes:
             kept = [r for r in rows if keep(r["query"])]
-            means[system, name] = (statistics.mean(r["ndcg"] for r in kept),
-                                   statistics.mean(r["s1"] for r in kept))
-            cells.append("{:.3f} / {:.2f}".format(*means[system, name]))
-        print(f"| {system} | " + " | ".join(cells) + " |")
-    ratios = []
-    for name, _ in classes:
-        (n1, s1), (n2, s2) = means[engine, name], means["plain BM25 over every match", name]
-        ratios.append(f"{_ratio(n1, n2)} / {_ratio(s1, s2)}")
-    print(f"| ratio {engine} ÷ plain BM25 | " + " | ".join(ratios) + " |")
+            means[system].append((statistics.mean(r["ndcg"] for r in kept),
+                                  statistics.mean(r["s1"] for r in kept)))
+        print(f"| {system} | " + " | ".join("{:.3f} / {:.2f}".format(*m)
+                                            for m in means[system]) + " |")
+    engine = systems[0][0]
+    for other in [n for n in means if n != engine]:
+        print(f"| ratio {engine} ÷ {other} | " + " | ".join(
+            f"{_ratio(a[0], b[0])} / {_ratio(a[1], b[1])}"
+            for a, b in zip(means[engine], means[other], strict=True)) + " |")
 
 
 def _ratio(a: float, b: float) -> str:
@@ -206,7 +191,8 @@ def details(engine_rows: list[dict], reference_rows: list[dict]) -> None:
               f"{', '.join(mine['top'])} | {', '.join(theirs['top'])} |")
 
 
-def measure(database_url: str | None, engine: str, verbose: bool) -> None:
+def measure(database_url: str | None, engine: str, verbose: bool,
+            baseline: tuple[str, dict[str, str]] | None) -> None:
     with tempfile.TemporaryDirectory(prefix="locleg-relevance-") as folder:
         corpus = init_corpus(Path(folder) / "corpus", database_url)
         started = time.monotonic()
@@ -222,7 +208,7 @@ def measure(database_url: str | None, engine: str, verbose: bool) -> None:
         kinds = Counter(q.kind for q in QUERIES)
         print(f"{len(QUERIES)} queries: " + ", ".join(f"{kinds[k]} {k}" for k in KINDS)
               + f"; {sum(q.filtered for q in QUERIES)} with a filter")
-        reference = rank_bm25_sqlite if store.dialect == "sqlite" else _PostgresBM25(store)
+        reference = PlainBM25(store)
         started = time.monotonic()
         engine_rows = evaluate(store, names, engine_ranking, norms)
         engine_seconds = time.monotonic() - started
@@ -230,12 +216,43 @@ def measure(database_url: str | None, engine: str, verbose: bool) -> None:
         reference_rows = evaluate(store, names, reference, norms)
         reference_seconds = time.monotonic() - started
         corpus.close()
-    table(f"{store.dialect}, {engine} = locleg.search.search of this checkout", engine,
-          engine_rows, reference_rows)
+    table(f"{store.dialect}, {engine} = locleg.search.search of this checkout",
+          [(engine, engine_rows), (REFERENCE, reference_rows)], baseline)
     print(f"\n(all {len(QUERIES)} queries: engine {engine_seconds:.2f} s, plain BM25 "
           f"{reference_seconds:.2f} s)")
     if verbose:
         details(engine_rows, reference_rows)
+
+
+def run_baseline(ref: str, postgresql: bool) -> dict[str, tuple[str, dict[str, str]]]:
+    """That commit's engine over its own build of the set, by its own copy of this script in
+    a temporary worktree: its "engine" row per backend, cells by class name."""
+    name = f"today ({ref})"
+    with tempfile.TemporaryDirectory(prefix="locleg-baseline-") as folder:
+        tree = Path(folder) / "tree"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), ref],
+                       check=True, capture_output=True)
+        try:
+            command = [sys.executable, str(tree / "bench" / "search_relevance.py"),
+                       "--label", name] + (["--postgresql"] if postgresql else [])
+            env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+            out = subprocess.run(command, cwd=tree, env=env, check=True, text=True,
+                                 capture_output=True).stdout
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                            str(tree)], capture_output=True)
+    found: dict[str, tuple[str, dict[str, str]]] = {}
+    backend, header = None, None
+    for line in out.splitlines():
+        if line.startswith("## "):
+            backend = line[3:].split(":")[0]
+        elif line.startswith("| system |"):
+            header = [c.strip().rsplit(" (", 1)[0] for c in line.strip("|").split("|")][1:]
+        elif line.startswith(f"| {name} |") and backend and header:
+            cells = [c.strip() for c in line.strip("|").split("|")][1:]
+            found[backend] = (name, dict(zip(header, cells, strict=True)))
+    print(f"(baseline {ref}: its own run printed {len(found)} table(s))")
+    return found
 
 
 def main() -> None:
@@ -243,15 +260,20 @@ def main() -> None:
     parser.add_argument("--postgresql", nargs="?", const="", default=None, metavar="URL",
                         help="also on PostgreSQL: the empty database at URL, or a throwaway "
                              "server when no URL is given")
+    parser.add_argument("--baseline", metavar="REF",
+                        help="also the engine of this commit (e.g. 8cd1b48, the code before "
+                             "issue 10), run from a temporary worktree in the same run")
     parser.add_argument("--label", default="engine",
-                        help="the engine's name in the tables, e.g. 'today (5a96086)'")
+                        help="the engine's name in the tables, e.g. 'new (abc1234)'")
     parser.add_argument("--verbose", action="store_true", help="each query's figures")
     args = parser.parse_args()
-    measure(None, args.label, args.verbose)
+    baselines = run_baseline(args.baseline, args.postgresql is not None) \
+        if args.baseline else {}
+    measure(None, args.label, args.verbose, baselines.get("sqlite"))
     if args.postgresql is None:
         return
     if args.postgresql:
-        measure(args.postgresql, args.label, args.verbose)
+        measure(args.postgresql, args.label, args.verbose, baselines.get("postgresql"))
         return
     from tests.pgserver import PostgresServer
 
@@ -261,7 +283,8 @@ def main() -> None:
         print(f"\nPostgreSQL: no server could be started ({error}); figures on SQLite only")
         return
     try:
-        measure(server.create_database("relevance_bench"), args.label, args.verbose)
+        measure(server.create_database("relevance_bench"), args.label, args.verbose,
+                baselines.get("postgresql"))
     finally:
         server.stop()
 

@@ -1,18 +1,22 @@
-"""End to end in Debian's Chromium (Playwright): home → UF → Juazeiro → seed 000's norm →
-its document → back, from seed 000 through the law it revokes and back to the sentence that
-revokes it, and a search for "moto taxi" that finds it highlighted; on a desktop
-and a phone viewport, with JavaScript on and off. Screenshots of every page are saved under
-the test's output folder ($LOCLEG_E2E_SCREENSHOTS, else pytest's temporary folder)."""
+"""End to end in Debian's Chromium (Playwright): the reader's walk — home → the place finder
+("juazeiro") → Juazeiro → Lei 2199/2011 → its document → a search for "lei 2199" → a search
+for "moto táxi" in one UF → /quality — in pt-BR and in English, on a desktop and a 390 px
+phone, no page wider than its screen; home → UF → Juazeiro → seed 000's norm → its document
+→ back, from seed 000 through the law it revokes and back to the sentence that revokes it,
+and a search for "moto taxi" that finds it highlighted; with JavaScript on and off.
+Screenshots of every page are saved under the test's output folder
+($LOCLEG_E2E_SCREENSHOTS, else pytest's temporary folder)."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from locleg.corpus import init_corpus
-from tests.explorer_fixtures import LiveServer, build_explorer_corpus
+from tests.explorer_fixtures import JUAZEIRO, LiveServer, build_explorer_corpus
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -52,13 +56,124 @@ def browser():
         browser.close()
 
 
-def _page(browser, viewport: str, javascript: bool = True):
-    context = browser.new_context(viewport=VIEWPORTS[viewport], java_script_enabled=javascript)
+def _page(browser, viewport: str, javascript: bool = True, locale: str = "en-US"):
+    context = browser.new_context(viewport=VIEWPORTS[viewport], java_script_enabled=javascript,
+                                  locale=locale)
     page = context.new_page()
     problems: list[str] = []
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: problems.append(str(e)))
     return context, page, problems
+
+
+# What the walk reads in each language.
+SAYS = {
+    "pt-BR": {"home": "Início · explorador br-locleg", "places": "Lugares no acervo",
+              "juazeiro": "10 normas", "date": "27/06/2011", "altered": "alterada",
+              "documents": "Documentos (2)", "original_lines": "Mostrar as linhas originais",
+              "reflowed": "Parágrafos reunidos para leitura.", "named": "nomeada",
+              "match": re.compile(r"^\d+ normas? encontradas?$"), "quality": "Qualidade"},
+    "en": {"home": "Home · br-locleg explorer", "places": "Places in the corpus",
+           "juazeiro": "10 norms", "date": "Jun 27, 2011", "altered": "altered",
+           "documents": "Documents (2)", "original_lines": "Show the original lines",
+           "reflowed": "Paragraphs rejoined for reading.", "named": "named",
+           "match": re.compile(r"^\d+ norms? match(es)?$"), "quality": "Quality"},
+}
+
+
+def _fits(page, viewport: str) -> None:
+    """No page is wider than its screen (a phone's 390 px above all)."""
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= VIEWPORTS[viewport]["width"], f"{page.url} is {width} px wide"
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+@pytest.mark.parametrize("language", ["pt-BR", "en"])
+def test_a_reader_finds_a_place_a_law_reads_it_and_searches(browser, site, shots, viewport,
+                                                            language):
+    says = SAYS[language]
+    # The browser asks for Portuguese; English is chosen once with ?lang=en and kept.
+    context, page, problems = _page(browser, viewport, locale="pt-BR")
+    base = site.url
+    shot = iter(range(1, 100))
+
+    def snap(name: str, full: bool = True) -> None:
+        _fits(page, viewport)
+        page.screenshot(path=shots / f"walk-{viewport}-{language}-{next(shot)}-{name}.png",
+                        full_page=full)
+
+    page.goto(base + ("/?lang=en" if language == "en" else "/"))
+    assert page.title() == says["home"]
+    assert page.locator("html").get_attribute("lang") == language
+    assert says["places"] in page.locator("#places h2").inner_text()
+    snap("home")
+
+    page.fill('#places .place-finder input[name="q"]', "juazeiro")
+    page.click("#places .place-finder button")
+    page.wait_for_url(base + "/places?q=juazeiro")
+    first = page.locator(".place-list li").first
+    assert first.locator("a").inner_text() == "Juazeiro (BA)"
+    assert first.locator(".count").inner_text() == says["juazeiro"]
+    snap("places")
+
+    first.locator("a").click()
+    page.wait_for_url(base + f"/jurisdiction/{JUAZEIRO}")
+    assert page.locator("h1").inner_text().startswith("Juazeiro")
+    snap("jurisdiction")
+
+    seed = site.norms["seed"]
+    page.click(f'.norm-list a[href="/norm/{seed}"]')
+    page.wait_for_url(base + f"/norm/{seed}")
+    assert page.locator("h1").inner_text() == "Lei nº 2199/2011"
+    assert page.locator(".legal-line .legal-altered").inner_text() == says["altered"]
+    body = page.locator("main").inner_text()
+    for shown in (says["date"], says["documents"], "DISPÕE SOBRE O SERVIÇO DE MOTO - TÁXI",
+                  "Art. 33. Esta Lei entra em vigor"):
+        assert shown in body, shown
+    snap("norm")
+
+    doc = site.documents["seed"]
+    page.click(f'a[href="/document/{doc}"]')
+    page.wait_for_url(base + f"/document/{doc}")
+    assert page.locator(f"#d{doc}-p9").is_visible()
+    assert says["reflowed"] in page.locator(".text-view").inner_text()
+    assert page.locator(".reflowed").count() == 9
+    snap("document", full=False)
+    page.click(f'.text-view a:has-text("{says["original_lines"]}")')
+    page.wait_for_url(f"**/document/{doc}?lines=original*")
+    assert page.locator("pre.text").count() == 9
+    snap("document-original-lines", full=False)
+
+    page.fill('.top-search input[name="q"]', "lei 2199")
+    page.click(".top-search button")
+    page.wait_for_url("**/search?q=lei+2199")
+    hit = page.locator(".hit").first
+    assert hit.locator(".norm-title").inner_text() == "Lei nº 2199/2011"
+    assert hit.locator(".named").inner_text() == says["named"]
+    assert hit.locator(".legal-altered").inner_text() == says["altered"]
+    snap("search-lei-2199")
+
+    page.fill('.search-form input[name="q"]', "moto táxi")
+    page.click(".filters summary")
+    page.select_option('.filters select[name="uf"]', "BA")
+    page.click(".search-row button")
+    page.wait_for_url("**/search?q=moto+t%C3%A1xi*uf=BA*")
+    assert says["match"].match(page.locator(".match-count").inner_text())
+    places = page.locator(".hit .place").all_inner_texts()
+    assert places and all(p.endswith("(BA)") for p in places), places
+    assert page.locator(".hit .norm-title").first.inner_text() == "Lei nº 2199/2011"
+    snap("search-moto-taxi-ba")
+
+    page.click('.top-nav a[href="/quality"]')
+    page.wait_for_url(base + "/quality")
+    assert page.locator("h1").inner_text() == says["quality"]
+    snap("quality")
+    for path in ("/uf/BA", "/sources", "/citations", "/api", f"/norm/{site.norms['revoked']}"):
+        page.goto(base + path)
+        _fits(page, viewport)
+    assert page.locator("html").get_attribute("lang") == language
+    assert problems == []
+    context.close()
 
 
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
@@ -110,11 +225,11 @@ def test_a_citation_leads_to_the_revoked_law_and_back_to_its_sentence(browser, s
     context, page, problems = _page(browser, viewport, javascript=False)
     seed, revoked = site.norms["seed"], site.norms["revoked"]
     page.goto(site.url + f"/norm/{seed}")
-    assert page.locator(".legal-line").inner_text().startswith("alterada")
+    assert page.locator(".legal-line").inner_text().startswith("altered")
     page.click(f'#cita a[href="/norm/{revoked}"]')
     page.wait_for_url(site.url + f"/norm/{revoked}")
     assert page.locator("h1").inner_text() == "Lei nº 1996/2008"
-    assert page.locator(".legal-line").inner_text().startswith("revogada")
+    assert page.locator(".legal-line").inner_text().startswith("revoked")
     status = page.locator("#status").inner_text()
     assert "Revoked by" in status and "Ficam revogadas as disposições em contrário" in status
     page.screenshot(path=shots / f"{viewport}-8-revoked.png", full_page=True)

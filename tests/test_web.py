@@ -50,6 +50,9 @@ from tests.explorer_fixtures import (
 from tests.seed000_text import PAGES
 
 _databases = iter(range(10_000))
+# These tests read the pages in English, the catalogue's source strings;
+# tests/test_web_i18n.py reads them in pt-BR, the default.
+ENGLISH = {"Accept-Language": "en"}
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -61,7 +64,8 @@ def site(request, tmp_path_factory):
         url = server.create_database(f"web{os.getpid()}_{next(_databases)}")
     corpus = init_corpus(tmp_path_factory.mktemp("site") / "corpus", url)
     built = build_explorer_corpus(corpus, legal_life=True)
-    with LiveServer(corpus) as live, httpx.Client(base_url=live.url, timeout=30) as client:
+    with LiveServer(corpus) as live, httpx.Client(base_url=live.url, timeout=30,
+                                                  headers=ENGLISH) as client:
         built.client = client
         built.live = live
         yield built
@@ -98,15 +102,21 @@ def test_home(site):
                   "municipalities_covered": 1, "norms": 11, "documents": 11, "pages": 19,
                   "extracted": 10}
     assert len(home["ufs"]) == 27
+    # The newest by the norm's own date (Petrolina's 2018 law first), not the last added;
+    # the ten newest leave out the state's 2010 law and the 2008 one.
     latest = {n["id"]: n["status"] for n in home["latest"]}
-    assert list(latest)[:2] == [site.norms["decree201"], site.norms["decree200"]]
+    assert list(latest)[:3] == [site.norms["petrolina"], site.norms["decree201"],
+                                site.norms["decree200"]]
+    assert [n["date"] for n in home["latest"]] == sorted(
+        (n["date"] for n in home["latest"]), reverse=True)
+    assert len(latest) == 10 and site.norms["state"] not in latest
     assert site.norms["merged"] not in latest  # a norm merged away is listed nowhere
     assert latest[site.norms["decree201"]] == "revoked"
     assert latest[site.norms["decree"]] == "revoked_in_part"
-    assert latest[site.norms["state"]] == "none_known"
+    assert latest[site.norms["seed"]] == "altered"
     assert home["index"] == {"pending": 0}
     html = get_html(site, "/")
-    assert "of 5,597 jurisdictions covered" in html and 'href="/uf/BA"' in html
+    assert "places covered, of 5,597" in html and 'href="/uf/BA"' in html
     assert "<svg" in html  # coverage drawn inline
 
 
@@ -209,7 +219,7 @@ def test_norm_page_shows_everything_seed_000_showed(site):
         "ementa": "Regulamenta o transporte de passageiros em motocicletas no Município.",
         "resumo": None}]
     html = get_html(site, f"/norm/{site.norms['seed']}")
-    for shown in ("← Juazeiro (BA)", "Legislação Municipal", "2199 / 2011", "2011-06-27",
+    for shown in ("← Juazeiro (BA)", "Legislação Municipal", "2199 / 2011", "Jun 27, 2011",
                   "<code>1461</code>", "Records (2)", "Documents (2)", "texto integral", "status:",
                   "extracted", "method: <b>ocr</b>", "backend: <b>tesseract</b>",
                   "confidence: <b>0.94</b>", "pages: <b>9</b>", "open original →",
@@ -218,7 +228,7 @@ def test_norm_page_shows_everything_seed_000_showed(site):
                   f"from record {rec['id']} (sapl)",
                   f"The records disagree: <q>Legislação Municipal</q> (record {rec['id']}), "
                   f"<q>Norma Jurídica</q> (record {dump['id']})",
-                  "the heading says date <q>2011-06-27</q>, the source <q>2011-07-01</q>"):
+                  "the heading says date <q>Jun 27, 2011</q>, the source <q>Jul 1, 2011</q>"):
         assert shown in html, shown
     doc_id = doc["id"]
     for n in range(1, 10):
@@ -304,10 +314,11 @@ def test_quality_and_sources(site):
         c["command"] for c in quality["commands"]}
     here = get_json(site, "/quality.json?j=2611101")
     assert here["failures"] == [] and here["scope"]["name"] == "Petrolina (PE)"
-    assert "locleg extract --force --jurisdiction 2611101" in get_html(site, "/quality?j=2611101")
+    # An operator's commands are in the JSON and the CLI's docs, not on the public page.
+    assert "locleg extract" not in get_html(site, "/quality?j=2611101")
     sources = get_json(site, "/sources.json")
     assert len(sources["sources"]) == 4 and sources["health"] == {"never run": 4}
-    assert "<table" in get_html(site, "/sources")
+    assert 'class="plain source-list"' in get_html(site, "/sources")
 
 
 def test_api_page_lists_every_route(site):
@@ -390,7 +401,7 @@ def test_norm_page_lists_what_it_cites_and_what_cites_it(site):
     assert [c["fragment"] for c in group["citations"]] == [None, "art10"]
     assert group["citations"][1]["sentence"] == ALTERS_SENTENCE
     html = get_html(site, f"/norm/{site.norms['seed']}")
-    for shown in ("Cita", "5 citations", "Citada por", "1 norm whose texts cite it",
+    for shown in ("Cites", "5 citations", "Cited by", "1 norm whose texts cite it",
                   f'<a href="/norm/{site.norms["revoked"]}">Lei nº 1996/2008</a>',
                   f'<a href="/norm/{site.norms["altering"]}">Lei nº 1169/2014</a>',
                   '<code class="urn">urn:lex:br:federal:lei:2009-07-29;12009</code>',
@@ -625,7 +636,7 @@ def test_quality_lists_unmatched_records_disagreeing_headings_and_enrichment_pro
     html = get_html(site, "/quality")
     for shown in ("Records not matched", "no number (s/n)", f'href="/norm/{site.norms["sn"]}"',
                   "Headings that disagree with their source", "<q>1165</q>", "<q>1169</q>",
-                  "looks like it", "Enrichment problems", "revocation cycle",
+                  "looks like an OCR misreading", "Enrichment problems", "revocation cycle",
                   f'<a href="/norm/{site.norms["decree200"]}">Decreto nº 200/2015</a>'):
         assert shown in html, shown
     # Scoped like the rest of the page.
@@ -983,8 +994,11 @@ def test_untrusted_originals_come_as_sandboxed_attachments(site, name, recorded,
     assert response.status_code == 200
     headers = response.headers
     assert headers["content-type"] == "application/octet-stream"
-    assert headers["content-disposition"] == (
-        f'attachment; filename="locleg-version-{version_id}{extension}"')
+    # Named after the norm and its place; the earlier version says it is one.
+    stem = "lei-2302-2013-juazeiro-ba" + ("-versao-" + str(version_id)
+                                          if name == "xss_comma" else "")
+    assert headers["content-disposition"] == f'attachment; filename="{stem}{extension}"'
+
     assert headers["content-security-policy"].startswith("sandbox")
     assert headers["x-content-type-options"] == "nosniff"
     if name == "xss_comma":
@@ -1043,6 +1057,10 @@ def test_the_404_page_links_its_json_twin_on_this_site(site, path):
     assert href.startswith("/") and not href.startswith("//") and "\\" not in href, href
     assert href.endswith(".json")
     assert f'<a href="{href}">This page as JSON</a>' in response.text
+    # The other language's link stays on this site too.
+    other = response.text.split('hreflang="pt-BR"')[0].rsplit('<a href="', 1)[1].split('"')[0]
+    assert other.startswith("/") and not other.startswith("//") and "\\" not in other, other
+    assert other.endswith("lang=pt-BR")
 
 
 def test_public_answers_never_show_the_importing_machines_paths(site):
@@ -1182,7 +1200,8 @@ def big_site(request, tmp_path_factory):
         url = server.create_database(f"bigweb{os.getpid()}_{next(_databases)}")
     corpus = init_corpus(tmp_path_factory.mktemp("bigsite") / "corpus", url)
     built = build_big_text_corpus(corpus, texts=4)
-    with LiveServer(corpus) as live, httpx.Client(base_url=live.url, timeout=120) as client:
+    with LiveServer(corpus) as live, httpx.Client(base_url=live.url, timeout=120,
+                                                  headers=ENGLISH) as client:
         built.client, built.live = client, live
         yield built
     corpus.close()

@@ -158,9 +158,7 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
             console.print(f"   {lead}{snippet.removeprefix('…').removesuffix('…')}{tail}",
                           highlight=False)
     about = "" if result.total_exact else "about "
-    note = (f" (ranked among the {result.within:,} most recently added matches; "
-            "--sort date or --csv reach them all)") if result.within else ""
-    console.print(f"{about}{result.total:,} norms match{note}")
+    console.print(f"{about}{result.total:,} norms match")
 
 
 def _ementa_text(hit) -> str:

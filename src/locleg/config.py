@@ -22,6 +22,9 @@ class Settings:
     folder: Path
     database_url: str
     originals: Path
+    # Built from made-up samples (`python -m locleg.samples DIR --corpus C`): the explorer
+    # says so on every page and links none of the samples' portal addresses.
+    demo: bool = False
 
     @property
     def is_sqlite(self) -> bool:
@@ -86,4 +89,16 @@ def read_settings(folder: Path) -> Settings:
         url = normalize_database_url(url)
     else:
         url = f"sqlite:///{folder / DEFAULT_DB_FILE}"
-    return Settings(folder, url, folder / raw.get("originals", DEFAULT_ORIGINALS))
+    return Settings(folder, url, folder / raw.get("originals", DEFAULT_ORIGINALS),
+                    demo=raw.get("demo") is True)
+
+
+def mark_demo(folder: Path) -> None:
+    """Record in a corpus's settings that it is built from made-up samples."""
+    settings = read_settings(folder)
+    if settings.demo:
+        return
+    target = folder / SETTINGS_FILE
+    text = target.read_text(encoding="utf-8").rstrip("\n")
+    target.write_text(text + "\n# built from made-up samples: a demonstration, not real law\n"
+                      "demo = true\n", encoding="utf-8")

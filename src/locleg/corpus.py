@@ -38,7 +38,7 @@ class Corpus:
 def open_corpus(folder: Path) -> Corpus:
     settings = read_settings(folder)
     try:
-        store = Store.open(settings.database_url)
+        store = Store.open(settings.database_url, folder=settings.folder)
     except UserError as e:
         if "password" in str(e) and not has_password(settings.database_url):
             raise UserError(f"{e} (the password is not kept in {SETTINGS_FILE}: "
@@ -61,7 +61,7 @@ def init_corpus(folder: Path, database_url: str | None = None) -> Corpus:
         # The file holds no password; this first session goes on with the one given.
         settings = replace(settings, database_url=url)
     try:
-        store = Store.open(settings.database_url)
+        store = Store.open(settings.database_url, folder=settings.folder)
         store.load_jurisdictions(load_ibge())
     except BaseException:
         # Leave nothing half-made behind: the next init must be able to start afresh.

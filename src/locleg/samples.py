@@ -1329,10 +1329,25 @@ def write_demo_documents(folder: Path) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m locleg.samples FOLDER [--corpus CORPUS]`: write the demo set; with
+    --corpus, mark that corpus as built from these made-up samples (its explorer says so)."""
+    from .config import mark_demo
+    from .errors import UserError
+
     args = list(sys.argv[1:] if argv is None else argv)
+    corpus = None
+    if len(args) == 3 and args[1] == "--corpus":
+        corpus = args.pop(2)
+        args.pop(1)
     if len(args) != 1:
-        print("usage: python -m locleg.samples FOLDER", file=sys.stderr)
+        print("usage: python -m locleg.samples FOLDER [--corpus CORPUS]", file=sys.stderr)
         return 2
+    if corpus is not None:
+        try:
+            mark_demo(Path(corpus))
+        except UserError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
     print(write_demo_documents(Path(args[0])))
     return 0
 

@@ -1,4 +1,4 @@
-"""Full-text search over the corpus: SQLite FTS5 or PostgreSQL tsvector, the same behaviour.
+"""Full-text search over the corpus: a Tantivy index beside it, the same for SQLite and PostgreSQL.
 
     >>> from locleg.search import SearchRequest, refresh_index, search
     >>> refresh_index(store)                       # after anything wrote norms or text
@@ -12,12 +12,12 @@ database stops the work and SearchTooCostly says to narrow the search.
 """
 
 from .budget import DEADLINE, Budget, SearchCancelled, SearchTooCostly
-from .engine import CAP, PAGE, STATUSES, UFS, Hit, SearchRequest, SearchResult, search
+from .engine import PAGE, STATUSES, UFS, Hit, SearchRequest, SearchResult, StopWordsOnly, search
 from .export import EXPORT_COLUMNS, csv_lines, iter_matches, jsonl_lines
 from .index import pending_changes, rebuild_index, refresh_index
 from .query import QueryError, parse
 
-__all__ = ["CAP", "DEADLINE", "EXPORT_COLUMNS", "PAGE", "STATUSES", "UFS", "Budget", "Hit",
+__all__ = ["DEADLINE", "EXPORT_COLUMNS", "PAGE", "STATUSES", "UFS", "Budget", "Hit",
            "QueryError", "SearchCancelled", "SearchRequest", "SearchResult", "SearchTooCostly",
-           "csv_lines", "iter_matches", "jsonl_lines", "parse", "pending_changes",
+           "StopWordsOnly", "csv_lines", "iter_matches", "jsonl_lines", "parse", "pending_changes",
            "rebuild_index", "refresh_index", "search"]

@@ -1,9 +1,9 @@
 """The filter attributes of every indexed norm, in compact arrays in the searching process.
 
-Facets and sorting need, for each of up to CAP candidate norms, its UF, jurisdiction, type,
-year, date, methods, confidence, legal status and cited-by count. Reading them row by row
-from search_norm costs ~50 ms per search at a million norms; from these arrays (about 25
-bytes a norm) it costs a few.
+The index's facets count the words' matches; the norms a query names beyond them ("lei
+2199" when the law does not hold the words) are counted in from these arrays: their UF,
+jurisdiction, type, year, date, methods, confidence, legal status and cited-by count (about
+25 bytes a norm), read from search_norm without a query per search.
 The arrays follow the index: each use first asks for rows indexed since the last look.
 """
 

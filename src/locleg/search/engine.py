@@ -1,17 +1,13 @@
-"""Running a search on either backend: bounded ranking, facets, snippets, keyset pages.
+"""Running a search: ranking, counts and facets over every match, snippets, keyset pages.
 
-At a million norms, touching every match of a common query (ranking it, counting it by
-group) is what costs, not finding the matches (reference/search.md). So a search ranks and
-counts facets within the CAP most recently added matches, counts the total exactly (on a
-second connection, meanwhile), and says when figures cover a bounded set; sorting by date
-and the export reach every match.
-
-Relevance on SQLite is not bm25(): FTS5 computes its IDF by reading every document of every
-query term, 50-100 ms per query at a million norms whatever the LIMIT (measured by
-bench/explorer_speed.py). It ranks norms whose ementa matches first, then those where the
-words stand together, then the most cited by other norms (authority), then the newest, using
-index range scans only. PostgreSQL's ts_rank has no global statistics and ranks by weighted
-frequency (ementa weighs most), raised for norms cited by others.
+Every search is answered by the corpus's Tantivy index (search/textindex.py), the same on
+SQLite and PostgreSQL corpora: the words are stemmed for Portuguese, the matches ranked by
+BM25 over every match, weighted by field (ementa, then the heading above the body, then the
+body) and multiplied by authority (a norm that others cite, amend or regulate ranks above
+those that merely mention it). The total is exact; facet counts are exact over every match,
+or estimated from a fixed sample of the matches when more than FACETS_EXACT_UP_TO match (the
+result says so). Pages are keyset pages: by score (relevance) or by date and id (newest
+first), which reaches every match.
 
 A query that names a norm ("lei 2199", "LC 45/2013": search/lookup.py) puts the norms it
 names first, within the filters, whatever their text; the words' matches follow.
@@ -23,54 +19,37 @@ inside the database), and its snippets come from a bounded window of each text s
 
 from __future__ import annotations
 
-import heapq
 import math
 import re
-import threading
-import weakref
 from collections import Counter
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import date
-from operator import itemgetter
 
+import tantivy
 from markupsafe import Markup, escape
-from sqlalchemy import bindparam, create_engine, text
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy import bindparam, text
+from sqlalchemy.engine import Connection
 
 from ..enrich.numbering import canonical_number
 from ..enrich.status import ALTERED, NONE_KNOWN, REVOKED, REVOKED_IN_PART, SUSPENDED
 from ..params import ibge_code_problem, method_problem, type_problem
 from ..store import Store
+from . import textindex
 from .attributes import attributes_for
 from .budget import Budget
+from .index import norm_texts
 from .lookup import Reference, named_norms, references
-from .query import (
-    All,
-    Node,
-    QueryError,
-    Word,
-    parse,
-    quoted,
-    tags_to_fts5,
-    tags_to_tsquery,
-    to_fts5,
-    to_tsquery,
-    with_joined_words,
-)
+from .query import Node, QueryError, parse, quoted, with_joined_words
 from .snippets import EMENTA_SHOWN, WINDOW, Highlighter
-from .text import (
-    MARK_END,
-    MARK_START,
-    confidence_tag_for,
-    decade_tag,
-    number_tag,
-    type_tag,
-)
+from .text import MARK_END, MARK_START
 
-# Ranking and facets cover at most this many matches: the most recently added ones.
-CAP = 5_000
 PAGE = 20
+# Facets are counted over every match up to this many matches (about 10 ms of Tantivy's
+# terms aggregation on two cores); beyond, over the norms of enough sample classes to count
+# about as many, scaled up: an estimate, and the result says so.
+FACETS_EXACT_UP_TO = 100_000
+# A relevance page reaches at most this deep (500 pages of 20); newest-first reaches all.
+MAX_DEPTH = 10_000
 UFS = ("AC", "AL", "AM", "AP", "BA", "CE", "DF", "ES", "GO", "MA", "MG", "MS", "MT", "PA",
        "PB", "PE", "PI", "PR", "RJ", "RN", "RO", "RR", "RS", "SC", "SE", "SP", "TO")
 SORTS = ("relevance", "date")
@@ -78,18 +57,12 @@ STATUSES = (REVOKED, REVOKED_IN_PART, SUSPENDED, ALTERED, NONE_KNOWN)
 FACETS = ("uf", "jurisdiction", "type", "year", "method", "text", "status")
 # The named norms' scores: below any score of the words (lower is better), in the order named.
 PINNED = -1e15
-# Authority: a norm cited by others ranks up by the bit length of its cited-by count, up to
-# this many steps (cited once: 1, 2-3 times: 2, 4-7: 3, 8 or more: 4).
-AUTHORITY_STEPS = 4
-# On PostgreSQL each step raises ts_rank by this fraction.
-AUTHORITY_RAISE = 0.25
 _SAFE_VALUE = re.compile(r"^[a-z][a-z0-9.]{0,63}$")
 # A page token: r<score>_<id> (relevance) or d<yyyymmdd>_<id> (date), as `next` writes them.
 _AFTER_SCORE = re.compile(r"r(-?[0-9][0-9.e+-]{0,30})_([0-9]{1,12})")
 _AFTER_DAY = re.compile(r"d([0-9]{1,8})_([0-9]{1,12})")
 _DIGITS = {name: re.compile(f"[0-9]{{1,{n}}}") for name, n in
            (("j", 7), ("year", 4), ("limit", 3))}
-_FTS_COLUMNS = "{ementa body extra}"
 MIN_YEAR, MAX_YEAR = 1500, 2200
 
 
@@ -236,7 +209,8 @@ class SearchRequest:
         if not self.after:
             return None
         damaged = QueryError("this page link is damaged: start the search again")
-        by_date = self.sort == "date" or parse(self.q) is None
+        by_date = self.sort == "date" or textindex.compile_words(
+            with_joined_words(parse(self.q))) is None
         match = (_AFTER_DAY if by_date else _AFTER_SCORE).fullmatch(self.after)
         if not match:
             raise damaged
@@ -248,44 +222,13 @@ class SearchRequest:
             raise damaged
         return ("d" if by_date else "r"), value, int(match[2])
 
-    def tag_groups(self) -> list[list[str]]:
-        groups: list[list[str]] = []
-        if self.ufs:
-            groups.append([f"uf_{uf.lower()}" for uf in self.ufs])
-        if self.jurisdictions:
-            groups.append([f"jur_{c}" for c in self.jurisdictions])
-        if self.types:
-            groups.append([f"type_{type_tag(t)}" for t in self.types])
-        if self.year_from or self.year_to:
-            groups.append(year_tags(self.year_from or MIN_YEAR,
-                                    self.year_to or date.today().year + 1))
-        if self.methods:
-            groups.append([f"method_{m}" for m in self.methods])
-        if self.has_text is not None:
-            groups.append(["text_yes" if self.has_text else "text_no"])
-        if self.numbers:
-            groups.append([number_tag(n) for n in self.numbers])
-        if self.statuses:
-            groups.append([f"status_{s}" for s in self.statuses])
-        if self.min_confidence:
-            tag = confidence_tag_for(self.min_confidence)
-            if tag:
-                groups.append([tag])
-        return groups
-
-
-def year_tags(first: int, last: int) -> list[str]:
-    """A year range as few tags as possible: whole decades, then the years at either end."""
-    tags, year = [], max(first, MIN_YEAR)
-    last = min(last, MAX_YEAR)
-    while year <= last:
-        if year % 10 == 0 and year + 9 <= last:
-            tags.append(decade_tag(year))
-            year += 10
-        else:
-            tags.append(f"year_{year}")
-            year += 1
-    return tags
+    def filters(self, norm_ids: list[int] | None = None) -> list[tantivy.Query]:
+        """The filters as index clauses (OR within one, AND between them)."""
+        return textindex.filter_query(
+            ufs=self.ufs, jurisdictions=self.jurisdictions, types=self.types,
+            year_from=self.year_from, year_to=self.year_to, methods=self.methods,
+            min_confidence=self.min_confidence, has_text=self.has_text,
+            numbers=self.numbers, statuses=self.statuses, norm_ids=norm_ids)
 
 
 @dataclass
@@ -314,10 +257,14 @@ class SearchResult:
     request: SearchRequest
     total: int = 0
     total_exact: bool = True
-    within: int | None = None  # ranking and facets cover only this many matches
+    # Facet counts were estimated from a sample of this many matches (None: exact, over
+    # every match); the ranking always covers every match.
+    within: int | None = None
     facets: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     hits: list[Hit] = field(default_factory=list)
     next_after: str | None = None
+    # No norm holds every word: these results hold all but one of the `relaxed` words.
+    relaxed: int | None = None
     jurisdiction_names: dict[int, str] = field(default_factory=dict)
     references: list[Reference] = field(default_factory=list)  # norms the query names
     named: list[int] = field(default_factory=list)  # the norms found for them, pinned first
@@ -333,159 +280,54 @@ def marked(fragment: str | None) -> Markup:
     return Markup(escaped.replace(MARK_START, "<mark>").replace(MARK_END, "</mark>"))
 
 
-class _Backend:
-    """The SQL of one backend: candidates, exact count, a date-ordered page, snippets.
+class StopWordsOnly(QueryError):
+    """A query whose every word is too common to narrow a search ("de", "a", "o")."""
 
-    `typed` is the query as parsed; `node` what is matched: the same, with words typed
-    side by side also tried joined."""
 
-    def __init__(self, typed: Node | None, groups: list[list[str]]) -> None:
-        self.typed = typed
-        self.node = with_joined_words(typed)
-        self.groups = groups
+@dataclass
+class _Plan:
+    """A request compiled for the index: `typed` as parsed, `node` what is matched (words
+    typed side by side also tried joined), `words` its index query (None: no words, or stop
+    words only), `query` words and filters together."""
 
-    id_column = "rowid"
-    matches = ""
+    typed: Node | None
+    node: Node | None
+    words: tantivy.Query | None
+    query: tantivy.Query
+    request: SearchRequest
 
-    def among(self, conn: Connection, ids: list[int], words: bool) -> set[int]:
+    def restricted(self, *clauses: tantivy.Query) -> tantivy.Query:
+        return textindex.combine(self.words, self.request.filters() + list(clauses))
+
+    def among(self, searcher: tantivy.Searcher, ids: list[int], words: bool) -> set[int]:
         """Which of these norms are indexed and meet the filters, and (`words`) hold the
-        words: one index probe per norm, however common the words or filters."""
+        words: one term-set probe, however common the words or filters."""
         if not ids:
             return set()
-        if words or self.groups:
-            sql = self.matches if words else self.filtered
-            params = self.params() if words else self.filter_params()
-            sql += f" AND {self.id_column} IN :ids"
-        else:
-            sql, params = "SELECT norm_id FROM search_norm WHERE norm_id IN :ids", {}
-        statement = text(sql).bindparams(bindparam("ids", expanding=True))
-        return set(conn.scalars(statement, {**params, "ids": ids}))
+        query = textindex.combine(self.words if words else None,
+                                  self.request.filters(norm_ids=ids))
+        return set(_ids(searcher, searcher.search(query, len(ids), count=False)))
 
 
-class _SQLite(_Backend):
-    def expression(self) -> str:
-        parts = []
-        if self.node is not None:
-            parts.append(f"{_FTS_COLUMNS} : ({to_fts5(self.node)})")
-        if self.groups:
-            parts.append(tags_to_fts5(self.groups))
-        return " AND ".join(parts)
-
-    def params(self) -> dict:
-        return {"m": self.expression()}
-
-    def filter_params(self) -> dict:
-        return {"t": tags_to_fts5(self.groups)}
-
-    def signals(self) -> list[tuple[int, str]]:
-        """Relevance signals as (weight, MATCH expression): the words in the ementa, and the
-        words next to each other. FTS5's bm25() would scan every document of every word to
-        weigh it (~50-100 ms per query at a million norms, whatever the LIMIT); these only
-        walk the candidates' range."""
-        if self.node is None:
-            return []
-        tags = (" AND " + tags_to_fts5(self.groups)) if self.groups else ""
-        found = [(2, f"{{ementa}} : ({to_fts5(self.node)}){tags}")]
-        words = self.typed.items if isinstance(self.typed, All) else ()
-        if 1 < len(words) <= 6 and all(isinstance(w, Word) and not w.prefix for w in words):
-            phrase = '"' + " ".join(w.raw for w in words) + '"'
-            found.append((1, f"{_FTS_COLUMNS} : ({phrase}){tags}"))
-        return found
-
-    def rank(self, conn: Connection, rows: list[tuple]) -> list[tuple]:
-        """Score = signals first, then authority, then the newest date: lower is better, as
-        with bm25 (a date yyyymmdd stays below 10^8, authority below 10^9)."""
-        if not rows or self.node is None:
-            return rows
-        lowest = min(r[_ID] for r in rows)
-        weight: dict[int, int] = {}
-        for w, expression in self.signals():
-            for (norm_id,) in _raw_rows(conn, "SELECT rowid FROM search_fts WHERE search_fts "
-                                              "MATCH :s AND rowid >= :lo",
-                                        {"s": expression, "lo": lowest}):
-                weight[norm_id] = weight.get(norm_id, 0) + w
-        return [(r[_ID], -float(weight.get(r[_ID], 0) * 1_000_000_000
-                                + authority(r[_CITED_BY]) * 100_000_000 + r[_DAY]), *r[2:])
-                for r in rows]
-
-    matches = "SELECT rowid FROM search_fts WHERE search_fts MATCH :m"
-    filtered = "SELECT rowid FROM search_fts WHERE search_fts MATCH :t"
-    candidates = ("SELECT rowid, 0.0 FROM search_fts WHERE search_fts MATCH :m "
-                  "ORDER BY rowid DESC LIMIT :cap")
-    count = "SELECT count(*) FROM search_fts WHERE search_fts MATCH :m"
-    # The opening of each text shown, never the whole of a text that may be megabytes long.
-    windows = ("SELECT rowid, substr(ementa, 1, :ementa_chars), substr(body, 1, :chars) "
-               "FROM search_fts WHERE rowid IN :ids")
-    export = ("SELECT f.rowid FROM search_fts f WHERE search_fts MATCH :m "
-              "ORDER BY f.rowid DESC")
+def _plan(request: SearchRequest) -> _Plan:
+    typed = parse(request.q)
+    node = with_joined_words(typed)
+    words = textindex.compile_words(node)
+    if typed is not None and words is None and not request.has_filters:
+        raise StopWordsOnly(
+            f"{quoted(request.q)} has only words too common to search for (such as de, a, "
+            "o, do): add a word that says what the norm is about, or put the words in "
+            "quotes for that exact phrase")
+    return _Plan(typed, node, words, textindex.combine(words, request.filters()), request)
 
 
-class _PostgreSQL(_Backend):
-    def expression(self) -> str:
-        parts = []
-        if self.node is not None:
-            parts.append(to_tsquery(self.node))
-        if self.groups:
-            parts.append(tags_to_tsquery(self.groups))
-        return " & ".join(f"({p})" for p in parts)
-
-    def params(self) -> dict:
-        return {"m": self.expression()}
-
-    def filter_params(self) -> dict:
-        return {"t": tags_to_tsquery(self.groups)}
-
-    def rank(self, conn: Connection, rows: list[tuple]) -> list[tuple]:
-        """ts_rank (computed per row with the candidates: no global statistics), raised by
-        AUTHORITY_RAISE per step of authority."""
-        return [(r[_ID], r[_SCORE] * (1 + AUTHORITY_RAISE * authority(r[_CITED_BY])), *r[2:])
-                if r[_CITED_BY] else r for r in rows]
-
-    id_column = "norm_id"
-    matches = "SELECT norm_id FROM search_fts WHERE tsv @@ CAST(:m AS tsquery)"
-    filtered = "SELECT norm_id FROM search_fts WHERE tsv @@ CAST(:t AS tsquery)"
-    # Weights D (filter tags), C (joined compounds), B (text), A (ementa); negated so that
-    # lower is better, as with bm25.
-    candidates = (
-        "SELECT norm_id, -ts_rank('{0.0, 0.3, 0.4, 1.0}', tsv, CAST(:m AS tsquery)) "
-        "FROM search_fts WHERE tsv @@ CAST(:m AS tsquery) ORDER BY norm_id DESC LIMIT :cap")
-    count = "SELECT count(*) FROM search_fts WHERE tsv @@ CAST(:m AS tsquery)"
-    windows = ("SELECT norm_id, left(ementa, :ementa_chars), left(body, :chars) "
-               "FROM search_fts WHERE norm_id IN :ids")
-    export = ("SELECT norm_id FROM search_fts WHERE tsv @@ CAST(:m AS tsquery) "
-              "ORDER BY norm_id DESC")
+def _ids(searcher: tantivy.Searcher, result) -> list[int]:
+    return [int(i) for i in searcher.fast_field_values(
+        "norm_id", [address for _, address in result.hits])]
 
 
-def _backend(conn: Connection, request: SearchRequest) -> _Backend:
-    node = parse(request.q)
-    cls = _SQLite if conn.dialect.name == "sqlite" else _PostgreSQL
-    return cls(node, request.tag_groups())
-
-
-# Columns of a candidate row, as the candidates queries select them.
-(_ID, _SCORE, _CODE, _UF, _TYPE, _YEAR, _DAY, _METHODS, _HAS_TEXT, _CONFIDENCE, _STATUS,
- _CITED_BY) = range(12)
-
-
-def authority(cited_by: int) -> int:
-    """Steps of authority of a norm cited by this many others: 0 when none cites it."""
-    return min(cited_by.bit_length(), AUTHORITY_STEPS) if cited_by > 0 else 0
-
-
-def _raw_rows(conn: Connection, sql: str, params: dict) -> list[tuple]:
-    """Plain tuples from the driver: up to CAP rows per search, so no per-row objects."""
-    cursor = conn.connection.driver_connection.cursor()
-    try:
-        if conn.dialect.name != "sqlite":
-            sql = re.sub(r":(\w+)", r"%(\1)s", sql)
-        cursor.execute(sql, params)
-        return cursor.fetchall()
-    finally:
-        cursor.close()
-
-
-def search(store: Store, request: SearchRequest, cap: int = CAP,
-           budget: Budget | None = None) -> SearchResult:
+def search(store: Store, request: SearchRequest, budget: Budget | None = None,
+           facets_exact_up_to: int = FACETS_EXACT_UP_TO) -> SearchResult:
     """One page of results with facets and snippets; see the module doc for the bounds.
 
     The search stops at the budget's deadline (DEADLINE seconds by default) with
@@ -494,196 +336,207 @@ def search(store: Store, request: SearchRequest, cap: int = CAP,
     if request.is_empty:
         return result
     budget = budget or Budget()
-    counting = None
-    try:
-        with store.engine.connect() as conn, budget.guard(conn):
-            counting = _search(store, conn, request, cap, budget, result)
-        if counting is not None:
-            result.total += counting.result()
-    except BaseException:
-        budget.cancel()  # a count still running on its own connection stops too
-        raise
+    plan = _plan(request)
+    searcher = textindex.for_store(store).searcher()
+    with store.engine.connect() as conn, budget.guard(conn):
+        _search(store, conn, searcher, plan, budget, result, facets_exact_up_to)
     return result
 
 
-def _search(store: Store, conn: Connection, request: SearchRequest, cap: int, budget: Budget,
-            result: SearchResult) -> Future | None:
+def _search(store: Store, conn: Connection, searcher: tantivy.Searcher, plan: _Plan,
+            budget: Budget, result: SearchResult, facets_exact_up_to: int) -> None:
+    request = plan.request
     after = request.after_key()
-    backend = _backend(conn, request)
-    params = backend.params()
-    attributes = attributes_for(store.engine)
-    attributes.update(conn)
-    found = _raw_rows(conn, backend.candidates, {**params, "cap": cap + 1})
-    bounded = len(found) > cap
-    rows = attributes.rows(conn, found[:cap])
-    # Counting every match walks whole posting lists: on another connection, meanwhile.
-    counting = _COUNTER.submit(_count, store, backend.count, params, budget) \
-        if bounded else None
-    minimum = request.min_confidence
-    if minimum:
-        rows = [r for r in rows if _confident(r, minimum)]
-    by_date = request.sort == "date" or backend.node is None
-    if not by_date:
-        rows = backend.rank(conn, rows)
-    extra: list[tuple] = []
-    if backend.node is not None:
-        result.references, result.named = named(conn, backend, request)
-    if result.named:
-        rows, extra, outside = _with_named(conn, attributes, backend, rows, result.named,
-                                           bounded, minimum, pin=not by_date)
-        shown = {r[_ID] for r in rows}  # a named norm below the minimum confidence is not
-        result.named = [i for i in result.named if i in shown]
-        result.total = outside  # the count of the words' matches is added to it
-    budget.check()
-    if bounded:
-        result.within = cap
-        # The tag filter rounds a minimum confidence down to 5 %: the count may be a
-        # little high unless the minimum sits on a step.
-        result.total_exact = not minimum or round(minimum * 100, 6) % 5 == 0
-    else:
-        result.total = len(rows)
-    result.facets = _facets(rows)
+    by_date = request.sort == "date" or plan.words is None
+    if plan.node is not None:
+        result.references, result.named = named(conn, searcher, plan, request)
     wanted = request.limit + 1
-    if by_date and bounded:
-        page = _date_page(conn, backend, params, after, wanted, minimum, extra)
-    else:
-        # Only the page is sorted out of the candidates: a heap, not a full sort, on the
-        # keyset order (value, -id) so that ties never depend on the database's order.
+
+    def first_page(plan: _Plan) -> tuple[list, int]:
         if by_date:
-            def key(r: tuple) -> tuple:
-                return (-r[_DAY], -r[_ID])
-            start = None if after is None else (-after[1], -after[2])
-        else:
-            def key(r: tuple) -> tuple:
-                return (r[_SCORE], -r[_ID])
-            start = None if after is None else (after[1], -after[2])
-        if start is not None:
-            rows = [r for r in rows if key(r) > start]
-        page = [(("d", r[_DAY], r[_ID]), None) if by_date else
-                (("r", r[_SCORE], r[_ID]), r[_SCORE])
-                for r in heapq.nsmallest(wanted, rows, key=key)]
+            return _date_page(searcher, plan, after, wanted)
+        return _ranked_page(searcher, plan, after, wanted, result.named)
+
+    page, result.total = first_page(plan)
+    if result.total == 0 and not result.named:
+        words, typed = textindex.relaxed_words(plan.typed)
+        if words is not None:
+            plan = replace(plan, words=words,
+                           query=textindex.combine(words, request.filters()))
+            page, result.total = first_page(plan)
+            result.relaxed = typed if result.total else None
+    result.facets, result.within = _facets(searcher, plan, result.total, facets_exact_up_to)
+    budget.check()
+    if result.named:
+        # Named norms the words do not match: counted, faceted, and (by date) listed too.
+        held = plan.among(searcher, result.named, words=True) if plan.words else set()
+        outside = [i for i in result.named if i not in held]
+        result.total += len(outside)
+        _add_to_facets(result.facets, attributes_for(store.engine), conn, outside)
+        if by_date and outside:
+            page = _with_outside(conn, page, outside, after, wanted)
     more = len(page) > request.limit
     page = page[:request.limit]
     if more and page:
-        kind, value, norm_id = page[-1][0]
-        result.next_after = f"{kind}{value!r}_{norm_id}" if kind == "r" else \
-            f"{kind}{int(value)}_{norm_id}"
+        kind, value, norm_id = page[-1]
+        result.next_after = f"r{value!r}_{norm_id}" if kind == "r" else f"d{value}_{norm_id}"
     budget.check()
-    result.hits = _hits(conn, backend, [(k[2], score) for k, score in page], budget)
+    scores = {norm_id: (value if kind == "r" else None) for kind, value, norm_id in page}
+    result.hits = _hits(conn, plan, [(i, scores[i]) for _, _, i in page], budget)
     for hit in result.hits:
         hit.named = hit.norm_id in result.named
     codes = [int(v) for v, _ in result.facets.get("jurisdiction", [])]
     result.jurisdiction_names = _names(conn, codes)
-    return counting
 
 
-def _confident(row: tuple, minimum: float) -> bool:
-    return row[_CONFIDENCE] is not None and row[_CONFIDENCE] >= minimum
-
-
-def named(conn: Connection, backend: _Backend, request: SearchRequest
+def named(conn: Connection, searcher: tantivy.Searcher, plan: _Plan, request: SearchRequest
           ) -> tuple[list[Reference], list[int]]:
-    """The norms the query names ("lei 2199"), in order, that meet every filter of the search
-    (a minimum confidence aside, which the caller checks exactly)."""
+    """The norms the query names ("lei 2199"), in order, that meet every filter."""
     found = references(request.q)
     if not found:
         return [], []
     candidates = named_norms(conn, found, jurisdictions=request.jurisdictions,
                              ufs=request.ufs, year_from=request.year_from,
                              year_to=request.year_to)
-    kept = backend.among(conn, candidates, words=False)
+    kept = plan.among(searcher, candidates, words=False)
     return found, [i for i in candidates if i in kept]
 
 
-def _with_named(conn: Connection, attributes, backend: _Backend, rows: list[tuple],
-                named_ids: list[int], bounded: bool, minimum: float | None, pin: bool
-                ) -> tuple[list[tuple], list[tuple], int]:
-    """The candidates with the named norms added when the words did not bring them (`pin`:
-    scored first, in the order named); those added; and how many named norms lie outside
-    the words' matches (the count of the words misses those)."""
-    present = {r[_ID] for r in rows}
-    extra = attributes.rows(conn, [(i, 0.0) for i in named_ids if i not in present])
-    if minimum:
-        extra = [r for r in extra if _confident(r, minimum)]
-    # Beyond the bounded candidates a named norm may still hold the words (then counted).
-    held = backend.among(conn, [r[_ID] for r in extra], words=True) if bounded else set()
-    outside = sum(1 for r in extra if r[_ID] not in held)
-    if pin:
-        order = {norm_id: PINNED + i for i, norm_id in enumerate(named_ids)}
-        rows = [(r[_ID], order[r[_ID]], *r[2:]) if r[_ID] in order else r for r in rows]
-        extra = [(r[_ID], order[r[_ID]], *r[2:]) for r in extra]
-    return rows + extra, [r for r in extra if r[_ID] not in held], outside
+def _ranked_page(searcher: tantivy.Searcher, plan: _Plan, after, wanted: int,
+                 pinned: list[int]) -> tuple[list[tuple[str, float, int]], int]:
+    """A page by relevance, and how many norms the words match: the named norms first
+    (value PINNED + their order), then the words' matches by score, best first (value
+    -score, lower is better), ties by newest id. BM25 times authority over every match; the
+    page after `after` is found by asking Tantivy for deeper top lists until it holds the
+    token's place."""
+    rows = [("r", PINNED + i, norm_id) for i, norm_id in enumerate(pinned)]
+    start = None if after is None else (after[1], -after[2])
+    if start is not None:
+        rows = [r for r in rows if (r[1], -r[2]) > start]
+    skip = set(pinned)
+    depth = max(wanted * 2, 50)
+    count = None
+    while True:
+        found = searcher.search(plan.query, depth, count=count is None,
+                                weight_by_field="authority")
+        if count is None:
+            count = found.count
+        ids = _ids(searcher, found)
+        ranked = sorted(((-float(score), norm_id) for (score, _), norm_id
+                         in zip(found.hits, ids, strict=True) if norm_id not in skip),
+                        key=lambda r: (r[0], -r[1]))
+        if start is not None:
+            ranked = [r for r in ranked if (r[0], -r[1]) > start]
+        if len(rows) + len(ranked) >= wanted or len(found.hits) < depth \
+                or depth >= MAX_DEPTH:
+            return (rows + [("r", value, norm_id) for value, norm_id in ranked])[:wanted], count
+        depth = min(depth * 4, MAX_DEPTH)
 
 
-# Counts run on an engine of their own, with one connection per worker: a count never waits
-# for a connection held by the request that waits for it.
-_COUNT_WORKERS = 2
-_COUNTER = ThreadPoolExecutor(max_workers=_COUNT_WORKERS, thread_name_prefix="locleg-count")
-_COUNT_ENGINES: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()
-_COUNT_ENGINES_LOCK = threading.Lock()
-
-
-def _count_engine(engine: Engine) -> Engine:
-    with _COUNT_ENGINES_LOCK:
-        found = _COUNT_ENGINES.get(engine)
-        if found is None:
-            options = {"connect_args": {"timeout": 30}} if engine.dialect.name == "sqlite" \
-                else {"pool_pre_ping": True}
-            found = create_engine(engine.url, pool_size=_COUNT_WORKERS, max_overflow=0,
-                                  **options)
-            _COUNT_ENGINES[engine] = found
-        return found
-
-
-def _count(store: Store, sql: str, params: dict, budget: Budget) -> int:
-    with _count_engine(store.engine).connect() as conn, budget.guard(conn):
-        return conn.scalar(text(sql), params) or 0
-
-
-def _date_page(conn: Connection, backend: _Backend, params: dict, after, limit: int,
-               minimum: float | None, named_rows: list[tuple]) -> list:
-    """Newest first over every match (not only the bounded set), by keyset on (day, id);
-    `named_rows`: norms the query names that the words do not match, merged in."""
-    sql = (f"SELECT s.norm_id, s.day FROM search_norm s WHERE s.norm_id IN ({backend.matches})")
-    args = dict(params)
+def _date_page(searcher: tantivy.Searcher, plan: _Plan, after, wanted: int
+               ) -> tuple[list[tuple[str, int, int]], int]:
+    """Newest first over every match, by keyset on (day, id), and how many match."""
+    page = plan.query
     if after is not None:
-        sql += " AND (s.day < :day OR (s.day = :day AND s.norm_id < :id))"
-        args.update(day=int(after[1]), id=after[2])
-    if minimum:
-        sql += " AND s.confidence >= :minimum"
-        args["minimum"] = minimum
-    sql += " ORDER BY s.day DESC, s.norm_id DESC LIMIT :limit"
-    args["limit"] = limit
-    found = [(day, norm_id) for norm_id, day in conn.execute(text(sql), args)]
-    found += [(r[_DAY], r[_ID]) for r in named_rows
-              if after is None or (r[_DAY], r[_ID]) < (after[1], after[2])]
-    return [(("d", day, norm_id), None) for day, norm_id in sorted(found, reverse=True)[:limit]]
+        page = plan.restricted(textindex.before_day_key(
+            textindex.day_key(int(after[1]), after[2])))
+    found = searcher.search(page, wanted, count=True, order_by_field="dayid")
+    count = found.count
+    if after is not None:  # the count is of every match, not of those after the token
+        count = searcher.search(plan.query, 1, count=True).count
+    keys = [int(k) for k, _ in found.hits]
+    return [("d", k >> 32, k & 0xFFFFFFFF) for k in keys], count
 
 
-def _facets(rows: list[tuple]) -> dict[str, list[tuple[str, int]]]:
-    """Counts per facet value, with the counting done by Counter in C over whole columns."""
+def _with_outside(conn: Connection, page: list, outside: list[int], after, wanted: int
+                  ) -> list[tuple[str, int, int]]:
+    """A date page with the named norms that the words do not match merged in by date."""
+    days = dict(conn.execute(
+        text("SELECT norm_id, day FROM search_norm WHERE norm_id IN :ids")
+        .bindparams(bindparam("ids", expanding=True)), {"ids": outside}).all())
+    rows = [(day, norm_id) for _, day, norm_id in page]
+    rows += [(days[i], i) for i in outside if i in days
+             and (after is None or (days[i], i) < (after[1], after[2]))]
+    return [("d", day, norm_id) for day, norm_id in sorted(rows, reverse=True)[:wanted]]
+
+
+# Facets: name -> the index field and how many values are shown.
+_FACET_FIELDS = {"uf": ("uf", 27), "jurisdiction": ("jur", 20), "type": ("type", 20),
+                 "year": ("year", 40), "method": ("methods", 20), "text": ("text", 2),
+                 "status": ("status", 10)}
+# Terms counted per index segment before merging: more than any facet has values, so the
+# merged counts are exact (the jurisdiction facet may have thousands: its error is checked).
+_SEGMENT_SIZE = 10_000
+
+
+def _facets(searcher: tantivy.Searcher, plan: _Plan, total: int, exact_up_to: int
+            ) -> tuple[dict[str, list[tuple[str, int]]], int | None]:
+    """Counts per facet value over every match; beyond `exact_up_to` matches, over one
+    sample class times textindex.SAMPLES (then the size of the sample is returned)."""
+    if total == 0:
+        return {name: [] for name in _FACET_FIELDS}, None
+    request = {}
+    for name, (field_, size) in _FACET_FIELDS.items():
+        terms = {"field": field_, "size": size, "segment_size": _SEGMENT_SIZE}
+        if name == "year":
+            terms["order"] = {"_key": "desc"}
+        request[name] = {"terms": terms}
+    sampled = total > exact_up_to
+    classes = textindex.sample_classes(total, exact_up_to) if sampled else textindex.SAMPLES
+    query = plan.restricted(textindex.in_sample(classes)) if sampled else plan.query
+    answer = searcher.aggregate(query, request)
+    scale = textindex.SAMPLES / classes
+    within = None
+    if sampled:
+        within = searcher.search(query, 1, count=True).count
+    facets: dict[str, list[tuple[str, int]]] = {}
+    for name in _FACET_FIELDS:
+        buckets = answer.get(name, {}).get("buckets", [])
+        if answer.get(name, {}).get("doc_count_error_upper_bound"):
+            within = within or total  # counts merged from segments may be a little off
+        values = [(_facet_value(name, b["key"]), round(b["doc_count"] * scale))
+                  for b in buckets]
+        facets[name] = values
+    return facets, within
+
+
+def _facet_value(name: str, key) -> str:
+    if name == "year":
+        return str(int(key)) if int(key) else "none"
+    if name == "jurisdiction":
+        return str(int(key))
+    return str(key)
+
+
+def _add_to_facets(facets: dict[str, list[tuple[str, int]]], attributes, conn: Connection,
+                   norm_ids: list[int]) -> None:
+    """Count in the named norms that the words' matches leave out."""
+    rows = attributes.rows(conn, [(i, 0.0) for i in norm_ids])
     if not rows:
-        return {name: [] for name in FACETS}
-    def column(index: int) -> Counter:
-        return Counter(map(itemgetter(index), rows))
+        return
+    added: dict[str, Counter] = {name: Counter() for name in _FACET_FIELDS}
+    for r in rows:
+        added["uf"][r[_UF]] += 1
+        added["jurisdiction"][str(r[_CODE])] += 1
+        added["type"][r[_TYPE]] += 1
+        added["year"][str(r[_YEAR]) if r[_YEAR] else "none"] += 1
+        for method in (r[_METHODS] or "").split() or ["none"]:
+            added["method"][method] += 1
+        added["text"]["yes" if r[_HAS_TEXT] else "no"] += 1
+        added["status"][r[_STATUS]] += 1
+    for name, counter in added.items():
+        merged = Counter(dict(facets.get(name, []))) + counter
+        if name == "year":
+            ordered = sorted(merged.items(), key=lambda kv: (kv[0] != "none", kv[0]),
+                             reverse=True)
+        else:
+            ordered = merged.most_common()
+        facets[name] = ordered[:_FACET_FIELDS[name][1]]
 
-    methods: Counter = Counter()
-    for value, count in column(_METHODS).items():
-        for method in (value or "").split() or ["none"]:
-            methods[method] += count
-    text_counts = column(_HAS_TEXT)
-    years = column(_YEAR)
-    facets = {
-        "uf": column(_UF).most_common(20),
-        "jurisdiction": [(str(c), n) for c, n in column(_CODE).most_common(20)],
-        "type": column(_TYPE).most_common(20),
-        "year": sorted(((str(y) if y else "none", n) for y, n in years.items()),
-                       reverse=True)[:40],
-        "method": methods.most_common(20),
-        "text": [(("yes" if bool(v) else "no"), n) for v, n in text_counts.most_common()],
-        "status": column(_STATUS).most_common(),
-    }
-    return facets
+
+# Columns of an attributes row (search/attributes.py).
+(_ID, _SCORE, _CODE, _UF, _TYPE, _YEAR, _DAY, _METHODS, _HAS_TEXT, _CONFIDENCE, _STATUS,
+ _CITED_BY) = range(12)
 
 
 def _names(conn: Connection, codes: list[int]) -> dict[int, str]:
@@ -701,31 +554,29 @@ _HIT_COLUMNS = (
     "JOIN jurisdiction j ON j.ibge_code = n.jurisdiction_code WHERE n.id IN :ids")
 
 
-def _hits(conn: Connection, backend: _Backend, page: list[tuple[int, float | None]],
+def _hits(conn: Connection, plan: _Plan, page: list[tuple[int, float | None]],
           budget: Budget) -> list[Hit]:
     if not page:
         return []
     ids = [norm_id for norm_id, _ in page]
     meta = {r[0]: r for r in conn.execute(
         text(_HIT_COLUMNS).bindparams(bindparam("ids", expanding=True)), {"ids": ids})}
-    windows = {r[0]: (r[1], r[2]) for r in conn.execute(
-        text(backend.windows).bindparams(bindparam("ids", expanding=True)),
-        {"ids": ids, "ementa_chars": EMENTA_SHOWN + 1, "chars": WINDOW + 1})}
-    highlighter = Highlighter(backend.node)
+    # The opening of each text shown, never the whole of a text that may be megabytes long.
+    texts = norm_texts(conn, ids, chars=WINDOW + 1)
+    highlighter = Highlighter(plan.node)
     hits = []
     for norm_id, score in page:
         m = meta.get(norm_id)
         if m is None:  # the norm vanished between two statements
             continue
         budget.check()
-        ementa, body = windows.get(norm_id, (None, None))
-        ementa = m.ementa if ementa is None else ementa
-        body = body or ""
+        ementa = (m.ementa or "")[:EMENTA_SHOWN + 1]
+        body = texts[norm_id].body
         hits.append(Hit(
             norm_id=norm_id, score=score, jurisdiction_code=m.jurisdiction_code,
             jurisdiction=m.name, uf=m.uf, type_raw=m.type_raw, type=m.type_normalized,
             number=m.number, year=m.year, date=_as_date(m.date), ementa=m.ementa,
-            ementa_html=marked(highlighter.mark(ementa or "")),
+            ementa_html=marked(highlighter.mark(ementa)),
             snippet_html=marked(highlighter.fragment(body[:WINDOW], more=len(body) > WINDOW)
                                 if body.strip() else ""),
             status=m.status or NONE_KNOWN, urn=m.urn, cited_by=m.cited_by or 0,

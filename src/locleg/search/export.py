@@ -17,8 +17,9 @@ from datetime import date
 from sqlalchemy import bindparam, text
 
 from ..store import Store
+from . import textindex
 from .budget import Budget
-from .engine import SearchRequest, _as_date, _backend, named
+from .engine import SearchRequest, _as_date, _ids, _plan, named
 
 EXPORT_COLUMNS = ("norm_id", "jurisdiction_code", "uf", "jurisdiction", "type_raw", "type",
                   "number", "year", "date", "ementa", "source_url", "status", "urn")
@@ -44,33 +45,34 @@ def iter_matches(store: Store, request: SearchRequest, chunk: int = CHUNK,
     if request.is_empty:
         return
     budget = budget or Budget()
-    minimum = request.min_confidence
+    plan = _plan(request)
+    searcher = textindex.for_store(store).searcher()
     with store.engine.connect() as conn, budget.guard(conn):
-        backend = _backend(conn, request)
-        first = named(conn, backend, request)[1] if backend.node is not None else []
-        yield from _rows(store, first, minimum, budget)
-        parts = conn.execution_options(yield_per=chunk).execute(
-            text(backend.export), backend.params()).partitions()
-        shown = set(first)
-        while True:
-            budget.restart()
-            part = next(parts, None)
-            if part is None:
-                return
-            yield from _rows(store, [r[0] for r in part if r[0] not in shown], minimum,
-                             budget)
+        first = named(conn, searcher, plan, request)[1] if plan.node is not None else []
+    yield from _rows(store, first, budget)
+    shown = set(first)
+    below = None  # keyset: the norms with ids below the last one read
+    while True:
+        budget.restart()
+        clauses = [] if below is None else [textindex.before_norm(below)]
+        found = searcher.search(plan.restricted(*clauses), chunk, count=False,
+                                order_by_field="norm_id")
+        ids = _ids(searcher, found)
+        if not ids:
+            return
+        below = min(ids)
+        yield from _rows(store, [i for i in ids if i not in shown], budget)
 
 
-def _rows(store: Store, ids: list[int], minimum: float | None,
-          budget: Budget) -> Iterator[dict]:
-    """The export rows of these norms, in this order (those below the minimum left out)."""
+def _rows(store: Store, ids: list[int], budget: Budget) -> Iterator[dict]:
+    """The export rows of these norms, in this order."""
     if not ids:
         return
     with store.engine.connect() as conn, budget.guard(conn):
         by_id = {r[0]: r for r in conn.execute(_ROWS, {"ids": ids})}
     for norm_id in ids:
         r = by_id.get(norm_id)
-        if r is None or (minimum and (r.confidence is None or r.confidence < minimum)):
+        if r is None:
             continue
         yield dict(zip(EXPORT_COLUMNS, (
             r.id, r.jurisdiction_code, r.uf, r.name, r.type_raw, r.type_normalized,

@@ -1,32 +1,36 @@
 """Keeping the search index and the explorer's counts in step with the corpus.
 
 Triggers (migrations 0006 and 0008) queue every norm whose metadata, legal status, cited-by
-count, documents or extraction change.
-`refresh_index(store)` indexes the queued norms in batches, then recomputes the counts of
-the jurisdictions they belong to; with an empty queue it costs one indexed query.
+count, documents or extraction change. `refresh_index(store)` takes the queued norms in
+batches, writes them into the Tantivy index (search/textindex.py) and, once Tantivy has
+committed them, records them in `search_norm` and removes exactly the queue rows it read,
+then recomputes the counts of the jurisdictions they belong to. A crash at any point leaves
+the queue rows of what Tantivy did not commit, so nothing is ever lost; a batch committed
+twice is written twice, harmlessly. With an empty queue a refresh costs one indexed query.
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from sqlalchemy import bindparam, delete, func, insert, select, text
+from sqlalchemy import delete, exists, func, insert, select, text
 from sqlalchemy.engine import Connection
 
 from ..enrich.status import NONE_KNOWN
 from ..store import Store, utcnow
 from ..store.schema import document, extraction, jurisdiction, norm, page, record, version
 from ..store.search_schema import search_facet, search_norm, search_place, search_queue
-from .text import clean, joined_variants, norm_tags, words
+from . import textindex
+from .text import clean, heading_of, joined_variants
 
 BATCH = 500
-# Positions beyond this are clamped by PostgreSQL; lexemes keep at most 256 positions.
-_PG_MAX_POSITION = 16383
-_PG_MAX_POSITIONS = 256
-_PG_LOCK = 7_360_101  # advisory lock serializing refreshes on PostgreSQL
+# Tantivy commits (and fsyncs) once per this many norms: a commit costs tens of ms.
+COMMIT_EVERY = 5_000
+_PG_LOCK = 7_360_101  # advisory lock serializing the count updates on PostgreSQL
 OCR_METHODS = ("ocr", "mixed")
 
 
@@ -43,43 +47,64 @@ def pending_changes(store: Store) -> int:
         return conn.scalar(select(func.count()).select_from(search_queue)) or 0
 
 
-def refresh_index(store: Store, *, batch: int = BATCH,
-                  on_progress: Callable[[int, int], None] | None = None) -> RefreshReport:
+def refresh_index(store: Store, *, batch: int = BATCH, commit_every: int = COMMIT_EVERY,
+                  on_progress: Callable[[int, int], None] | None = None,
+                  heap: int = textindex.HEAP, threads: int = 1) -> RefreshReport:
     """Index every queued norm, then recompute the counts of the jurisdictions touched.
 
     Safe while others write: only the queue rows read are removed, so a change committed
-    meanwhile stays queued for the next refresh. Call it at the end of any command that
-    writes norms, documents, versions or extractions.
+    meanwhile stays queued for the next refresh; two refreshes of one corpus take turns
+    (Tantivy's writer lock). Call it at the end of any command that writes norms, documents,
+    versions or extractions.
     """
-    import time
-
     started = time.monotonic()
     report = RefreshReport()
-    total = pending_changes(store)
-    if total == 0:
+    index = textindex.for_store(store, writable=True)
+    if index.fresh:
+        _queue_all_if_lost(store)
+    if pending_changes(store) == 0:
         return report
-    while True:
-        with store.engine.begin() as conn:
-            _lock(conn)
-            queued = conn.execute(
-                select(search_queue.c.id, search_queue.c.norm_id)
-                .order_by(search_queue.c.id).limit(batch * 4)
-            ).all()
-            if not queued:
-                break
-            norm_ids: list[int] = []
-            queue_ids: list[int] = []
-            for queue_id, norm_id in queued:
-                if norm_id not in norm_ids:
-                    if len(norm_ids) >= batch:
-                        break
-                    norm_ids.append(norm_id)
-                queue_ids.append(queue_id)
-            report.jurisdictions |= _index_norms(store, conn, norm_ids)
-            conn.execute(delete(search_queue).where(search_queue.c.id.in_(queue_ids)))
-        report.norms += len(norm_ids)
-        if on_progress:
-            on_progress(report.norms, total)
+    writer = index.writer(heap, threads)
+    try:
+        total = pending_changes(store)  # read again: another refresh may have emptied it
+        last_read = 0
+        held: list[tuple[list[int], list[dict]]] = []  # (queue ids, search_norm rows)
+        held_norms = 0
+        while True:
+            with store.engine.connect() as conn:
+                queued = conn.execute(
+                    select(search_queue.c.id, search_queue.c.norm_id)
+                    .where(search_queue.c.id > last_read)
+                    .order_by(search_queue.c.id).limit(batch * 4)
+                ).all()
+                if not queued:
+                    break
+                norm_ids: list[int] = []
+                queue_ids: list[int] = []
+                for queue_id, norm_id in queued:
+                    if norm_id not in norm_ids:
+                        if len(norm_ids) >= batch:
+                            break
+                        norm_ids.append(norm_id)
+                    queue_ids.append(queue_id)
+                last_read = queue_ids[-1]
+                entries, rows = _entries(conn, norm_ids)
+            textindex.write(writer, norm_ids, entries)
+            held.append((queue_ids, rows, norm_ids))
+            held_norms += len(norm_ids)
+            report.norms += len(norm_ids)
+            if held_norms >= commit_every:
+                report.jurisdictions |= _commit(store, writer, held)
+                held, held_norms = [], 0
+            if on_progress:
+                on_progress(report.norms, total)
+        if held:
+            report.jurisdictions |= _commit(store, writer, held)
+    except BaseException:
+        writer.rollback()
+        raise
+    finally:
+        del writer  # releases Tantivy's lock
     if report.jurisdictions:
         with store.engine.begin() as conn:
             _lock(conn)
@@ -88,21 +113,52 @@ def refresh_index(store: Store, *, batch: int = BATCH,
     return report
 
 
+def _commit(store: Store, writer, held: list) -> set[int]:
+    """Tantivy first, then the database: the queue rows go only once the index holds them."""
+    writer.commit()
+    touched: set[int] = set()
+    with store.engine.begin() as conn:
+        _lock(conn)
+        for queue_ids, rows, norm_ids in held:
+            touched |= set(conn.scalars(select(search_norm.c.jurisdiction_code)
+                                        .where(search_norm.c.norm_id.in_(norm_ids))))
+            conn.execute(delete(search_norm).where(search_norm.c.norm_id.in_(norm_ids)))
+            if rows:
+                conn.execute(insert(search_norm), rows)
+            touched |= {r["jurisdiction_code"] for r in rows}
+            conn.execute(delete(search_queue).where(search_queue.c.id.in_(queue_ids)))
+    return touched
+
+
+def _queue_all_if_lost(store: Store) -> None:
+    """An empty index beside norms the database believes indexed (a new machine, a removed
+    or outdated index folder): queue every live norm again."""
+    with store.engine.begin() as conn:
+        if conn.scalar(select(exists().where(search_norm.c.norm_id.is_not(None)))):
+            conn.execute(delete(search_queue))
+            conn.execute(insert(search_queue).from_select(
+                ["norm_id"], select(norm.c.id).where(norm.c.merged_into.is_(None))))
+
+
 def rebuild_index(store: Store, *, batch: int = 2000,
                   on_progress: Callable[[int, int], None] | None = None) -> RefreshReport:
     """Drop the whole index and build it again from the corpus (after a bulk load)."""
+    index = textindex.for_store(store, writable=True)
+    writer = index.writer()
+    writer.delete_all_documents()
+    writer.commit()
+    del writer
     with store.engine.begin() as conn:
         _lock(conn)
         for table in (search_queue, search_facet, search_place, search_norm):
             conn.execute(delete(table))
-        conn.exec_driver_sql("DELETE FROM search_fts")
         conn.execute(insert(search_queue).from_select(
             ["norm_id"], select(norm.c.id).where(norm.c.merged_into.is_(None))))
-    report = refresh_index(store, batch=batch, on_progress=on_progress)
-    if store.dialect == "sqlite":
-        with store.engine.begin() as conn:
-            # One b-tree instead of hundreds of segments: much faster queries afterwards.
-            conn.exec_driver_sql("INSERT INTO search_fts (search_fts) VALUES ('optimize')")
+    # Both cores and a large heap: a bulk build writes few, large segments.
+    report = refresh_index(store, batch=batch, commit_every=100_000, on_progress=on_progress,
+                           heap=1_000_000_000, threads=2)
+    writer = index.writer()
+    writer.wait_merging_threads()
     return report
 
 
@@ -118,22 +174,24 @@ def day_of(signed: date | None, year: int | None) -> int:
     return (year or 0) * 10000
 
 
-# -- indexing one batch ---------------------------------------------------------------------
+# -- what the index holds of a batch of norms ------------------------------------------------
 
 
-def _index_norms(store: Store, conn: Connection, norm_ids: Sequence[int]) -> set[int]:
-    """(Re)write the index entries of these norms; returns the jurisdictions touched."""
-    touched = set(conn.scalars(
-        select(search_norm.c.jurisdiction_code).where(search_norm.c.norm_id.in_(norm_ids))
-    ))
-    norms = conn.execute(
-        select(norm.c.id, norm.c.jurisdiction_code, jurisdiction.c.uf, norm.c.type_normalized,
-               norm.c.year, norm.c.date, norm.c.ementa, norm.c.number_key, norm.c.status,
-               norm.c.cited_by)
-        .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
-        .where(norm.c.id.in_(norm_ids), norm.c.merged_into.is_(None))
-    ).all()
-    # A norm's documents are its records'; one original held by two sources counts once.
+@dataclass
+class NormText:
+    """A norm's documents with text (their rows and pages) and its body: their pages joined."""
+
+    documents: list = field(default_factory=list)
+    pages: list[list[str]] = field(default_factory=list)  # per document, the non-empty ones
+    body: str = ""
+
+
+def norm_texts(conn: Connection, norm_ids: Sequence[int], chars: int | None = None
+               ) -> dict[int, NormText]:
+    """The documents and text of these norms: the pages of their documents' current
+    versions (one original held by two sources counts once). `chars`: read at most that
+    many characters of each page and of the whole (the snippet window)."""
+    # A norm's documents are its records'.
     docs = conn.execute(
         select(record.c.norm_id, document.c.current_version_id, extraction.c.status,
                extraction.c.method, extraction.c.confidence, version.c.sha256)
@@ -147,96 +205,77 @@ def _index_norms(store: Store, conn: Connection, norm_ids: Sequence[int]) -> set
     version_ids = [d.current_version_id for d in docs if d.current_version_id is not None]
     texts: dict[int, list[str]] = defaultdict(list)
     if version_ids:
+        body = page.c.text if chars is None else func.substr(page.c.text, 1, chars)
         for version_id, page_text in conn.execute(
-            select(page.c.version_id, page.c.text)
+            select(page.c.version_id, body)
             .where(page.c.version_id.in_(version_ids))
             .order_by(page.c.version_id, page.c.number)
         ):
-            texts[version_id].append(page_text)
-    docs_of: dict[int, list] = defaultdict(list)
+            if page_text and page_text.strip():
+                texts[version_id].append(page_text)
+    found = {norm_id: NormText() for norm_id in norm_ids}
     digests: set[tuple[int, str]] = set()
     for d in docs:
         if d.sha256 is not None:
             if (d.norm_id, d.sha256) in digests:
                 continue
             digests.add((d.norm_id, d.sha256))
-        docs_of[d.norm_id].append(d)
+        found[d.norm_id].documents.append(d)
+        found[d.norm_id].pages.append(texts.get(d.current_version_id, []))
+    for text_ in found.values():
+        joined = clean("\n\n".join("\n\n".join(p) for p in text_.pages if p))
+        text_.body = joined if chars is None else joined[:chars]
+    return found
 
+
+def _entries(conn: Connection, norm_ids: Sequence[int]
+             ) -> tuple[list[textindex.Entry], list[dict]]:
+    """The index entries and search_norm rows of these norms (merged norms have neither)."""
+    norms = conn.execute(
+        select(norm.c.id, norm.c.jurisdiction_code, jurisdiction.c.uf, norm.c.type_normalized,
+               norm.c.year, norm.c.date, norm.c.ementa, norm.c.number_key, norm.c.status,
+               norm.c.cited_by)
+        .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
+        .where(norm.c.id.in_(norm_ids), norm.c.merged_into.is_(None))
+    ).all()
+    texts = norm_texts(conn, [n.id for n in norms])
     now = utcnow()
-    rows, fts_rows = [], []
+    entries, rows = [], []
     for n in norms:
-        bodies, methods, confidences, pages = [], set(), [], 0
-        for d in docs_of[n.id]:
-            doc_pages = texts.get(d.current_version_id, [])
-            body = "\n\n".join(p for p in doc_pages if p.strip())
-            if body.strip():
-                bodies.append(body)
-                pages += sum(1 for p in doc_pages if p.strip())
+        docs, body = texts[n.id].documents, texts[n.id].body
+        methods, confidences, pages = set(), [], 0
+        for d, doc_pages in zip(docs, texts[n.id].pages, strict=True):
+            if doc_pages:
+                pages += len(doc_pages)
                 if d.method:
                     methods.add(d.method)
                 # A text layer or HTML has no confidence: it is as good as text gets.
                 confidences.append(d.confidence if d.confidence is not None else 1.0)
-        body = clean("\n\n".join(bodies))
         ementa = clean(n.ementa)
         has_text = bool(body.strip())
         confidence = min(confidences) if confidences else None
+        day = day_of(_as_date(n.date), n.year)
+        status = n.status or NONE_KNOWN
         rows.append({
             "norm_id": n.id, "jurisdiction_code": n.jurisdiction_code, "uf": n.uf,
-            "type": n.type_normalized or "none", "year": n.year,
-            "day": day_of(n.date, n.year), "methods": " ".join(sorted(methods)),
-            "has_text": has_text, "confidence": confidence,
-            "documents": len(docs_of[n.id]), "pages": pages, "indexed_at": now,
-            "status": n.status or NONE_KNOWN, "cited_by": n.cited_by or 0,
+            "type": n.type_normalized or "none", "year": n.year, "day": day,
+            "methods": " ".join(sorted(methods)), "has_text": has_text,
+            "confidence": confidence, "documents": len(docs), "pages": pages,
+            "indexed_at": now, "status": status, "cited_by": n.cited_by or 0,
         })
-        tags = norm_tags(n.uf, n.jurisdiction_code, n.type_normalized, n.year, sorted(methods),
-                         has_text, confidence, n.number_key, n.status)
-        extra = joined_variants(ementa + "\n" + body)
-        fts_rows.append((n.id, ementa, body, extra, tags))
-        touched.add(n.jurisdiction_code)
-
-    conn.execute(delete(search_norm).where(search_norm.c.norm_id.in_(norm_ids)))
-    if conn.dialect.name == "sqlite":
-        conn.execute(text("DELETE FROM search_fts WHERE rowid IN :ids")
-                     .bindparams(bindparam("ids", expanding=True)), {"ids": list(norm_ids)})
-        if fts_rows:
-            conn.execute(
-                text("INSERT INTO search_fts (rowid, ementa, body, extra, tags) "
-                     "VALUES (:id, :ementa, :body, :extra, :tags)"),
-                [{"id": i, "ementa": e, "body": b, "extra": " ".join(x), "tags": " ".join(t)}
-                 for i, e, b, x, t in fts_rows],
-            )
-    else:
-        conn.execute(text("DELETE FROM search_fts WHERE norm_id IN :ids")
-                     .bindparams(bindparam("ids", expanding=True)), {"ids": list(norm_ids)})
-        if fts_rows:
-            conn.execute(
-                text("INSERT INTO search_fts (norm_id, ementa, body, tsv) "
-                     "VALUES (:id, :ementa, :body, CAST(:tsv AS tsvector))"),
-                [{"id": i, "ementa": e, "body": b, "tsv": tsvector_literal(e, b, x, t)}
-                 for i, e, b, x, t in fts_rows],
-            )
-    if rows:
-        conn.execute(insert(search_norm), rows)
-    return touched
+        entries.append(textindex.Entry(
+            norm_id=n.id, jurisdiction_code=n.jurisdiction_code, uf=n.uf,
+            type=n.type_normalized or "none", year=n.year, day=day, methods=sorted(methods),
+            has_text=has_text, confidence=confidence, number_key=n.number_key, status=status,
+            cited_by=n.cited_by or 0, ementa=ementa, heading=heading_of(body), body=body,
+            extra=joined_variants(ementa + "\n" + body)))
+    return entries, rows
 
 
-def tsvector_literal(ementa: str, body: str, extra: Iterable[str], tags: Iterable[str]) -> str:
-    """A tsvector written out (lexeme:positions+weight), so PostgreSQL's parser never re-splits
-    our words: ementa weighs A, text B, joined compounds C, filter tags D."""
-    positions: dict[str, list[str]] = {}
-    position = 0
-    for weight, part in (("A", words(ementa)), ("B", words(body)), ("C", list(extra))):
-        for word in part:
-            position = min(position + 1, _PG_MAX_POSITION)
-            kept = positions.setdefault(word, [])
-            if len(kept) < _PG_MAX_POSITIONS and (not kept or kept[-1] != f"{position}{weight}"):
-                kept.append(f"{position}{weight}")
-    for tag in tags:
-        positions.setdefault(tag, []).append(f"{_PG_MAX_POSITION}D")
-    return " ".join(
-        "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "':" + ",".join(p)
-        for lexeme, p in positions.items()
-    )
+def _as_date(value) -> date | None:
+    if value is None or isinstance(value, date):
+        return value
+    return date.fromisoformat(str(value)[:10])
 
 
 # -- counts per jurisdiction, UF and corpus --------------------------------------------------

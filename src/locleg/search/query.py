@@ -1,7 +1,8 @@
-"""The search language users type, parsed once and compiled for FTS5 and for PostgreSQL.
+"""The search language users type, parsed once, compiled for the index by search/textindex.py.
 
-    moto taxi              both words (AND is implied)
-    "moto táxi"            the exact phrase
+    moto taxi              both words (AND is implied), in any inflection (servidor finds
+                           servidores); words as common as "de" narrow nothing
+    "moto táxi"            the exact phrase; "servidor" in quotes: that exact word
     tax*                   a prefix
     táxi OR ônibus         either
     táxi NOT moto, -moto   exclusion
@@ -39,9 +40,10 @@ def quoted(value: str, limit: int = 60) -> str:
 
 @dataclass(frozen=True)
 class Word:
-    raw: str  # as typed (letters and digits only), handed to FTS5's own tokenizer
-    folded: str  # lowercase without accents, the lexeme PostgreSQL stores
+    raw: str  # as typed (letters and digits only), handed to the index's analyzers
+    folded: str  # lowercase without accents
     prefix: bool = False
+    exact: bool = False  # quoted: matched as typed (folded), not stemmed
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,8 @@ def _chunk_node(chunk: str, quoted: bool) -> Node | None:
         return None
     if prefix and len(parts[-1]) < MIN_PREFIX:
         raise QueryError(f"a prefix needs at least {MIN_PREFIX} letters: {parts[-1]}*")
-    words = tuple(Word(p, fold(p), prefix and i == len(parts) - 1) for i, p in enumerate(parts))
+    words = tuple(Word(p, fold(p), prefix and i == len(parts) - 1, exact=quoted)
+                  for i, p in enumerate(parts))
     if len(words) == 1:
         return words[0]
     phrase = Phrase(words)
@@ -283,46 +286,3 @@ def with_joined_words(node: Node | None) -> Node | None:
         if all(len(w.folded) <= MAX_VARIANT for w in joined):
             alternatives.append(joined[0] if len(joined) == 1 else All(joined))
     return Any_(tuple(alternatives)) if len(alternatives) > 1 else All(items)
-
-
-# -- compiling -----------------------------------------------------------------------------
-
-
-def to_fts5(node: Node) -> str:
-    """An FTS5 expression; every word is a quoted string that FTS5 tokenizes like the text."""
-    if isinstance(node, Word):
-        return f'"{node.raw}"' + ("*" if node.prefix else "")
-    if isinstance(node, Phrase):
-        return '"' + " ".join(w.raw for w in node.words) + '"' + (
-            "*" if node.words[-1].prefix else "")
-    if isinstance(node, Any_):
-        return "(" + " OR ".join(to_fts5(i) for i in node.items) + ")"
-    if isinstance(node, All):
-        return "(" + " AND ".join(to_fts5(i) for i in node.items) + ")"
-    return f"({to_fts5(node.include)} NOT {to_fts5(node.exclude)})"
-
-
-def _lexeme(word: str) -> str:
-    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def to_tsquery(node: Node) -> str:
-    """A tsquery literal of folded lexemes, cast as is (no parser, no dictionary)."""
-    if isinstance(node, Word):
-        return _lexeme(node.folded) + (":*" if node.prefix else "")
-    if isinstance(node, Phrase):
-        return "(" + " <-> ".join(to_tsquery(w) for w in node.words) + ")"
-    if isinstance(node, Any_):
-        return "(" + " | ".join(to_tsquery(i) for i in node.items) + ")"
-    if isinstance(node, All):
-        return "(" + " & ".join(to_tsquery(i) for i in node.items) + ")"
-    return f"({to_tsquery(node.include)} & !{to_tsquery(node.exclude)})"
-
-
-def tags_to_fts5(groups: list[list[str]]) -> str:
-    """Filter tags: OR inside a group, AND between groups, only in the tags column."""
-    return " AND ".join("tags : (" + " OR ".join(group) + ")" for group in groups)
-
-
-def tags_to_tsquery(groups: list[list[str]]) -> str:
-    return " & ".join("(" + " | ".join(_lexeme(t) for t in group) + ")" for group in groups)

@@ -5,7 +5,9 @@ the word took seconds, a 21 MB one many minutes, uninterruptibly) and PostgreSQL
 ts_headline parses the whole text. Here the database hands over at most WINDOW characters
 of each text shown, and one regular expression built from the query finds the words with
 the index's own folding: case and accents ignored, 'mototáxi' matching 'moto-táxi' and
-'moto - táxi', '2199' matching '2.199'. The work per result is bounded by the window.
+'moto - táxi', '2199' matching '2.199'; a word typed unquoted marks every word of the text
+with one of its stems ('servidor' marks 'servidores'), a quoted one only itself. The work
+per result is bounded by the window.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from functools import cache
 from itertools import islice
 
 from ..jurisdictions import fold
+from . import analysis
 from .query import Node, words_of
 from .text import MARK_END, MARK_START
 
@@ -36,6 +39,7 @@ _LETTER_JOINER = r"(?:[ \t]?[-\u2010\u2011][ \t]*\n?[ \t]*)?"
 _DIGIT_JOINER = r"\.?"
 _ELLIPSIS = "…"
 _SPACE = re.compile(r"\s")
+_NOT_WORD = re.compile(r"[\W_]+")
 
 
 @cache
@@ -86,13 +90,30 @@ class Highlighter:
     """Finds the query's words in a text and marks them with MARK_START / MARK_END."""
 
     def __init__(self, node: Node | None) -> None:
-        seen: dict[tuple[str, bool], None] = {}
+        # (folded form, prefix) -> the stems a word of the text must have (None: any).
+        seen: dict[tuple[str, bool], frozenset[str] | None] = {}
         for word in words_of(node):
-            if word.folded:
+            if not word.folded:
+                continue
+            stems = None if word.prefix or word.exact else analysis.stems_of(word.raw)
+            if stems == ():
+                continue  # a stop word: searched for nowhere, marked nowhere
+            if stems is None:
                 seen[(word.folded, word.prefix)] = None
+                continue
+            # Each stem is the opening of the words it stands for: look for words that
+            # start with it, then keep those whose stem it is.
+            for term, _ in stems:
+                kept = seen.get((term, True), frozenset())
+                if kept is not None:
+                    seen[(term, True)] = kept | {t for t, _ in stems}
         # Shorter words first: 'moto' and 'táxi' are marked apart in 'moto-táxi' when the
         # query has them, 'mototáxi' marks the whole compound only when they are not.
         terms = sorted(seen, key=lambda t: (len(t[0]), t))
+        # Whichever stem's opening a word matched, it is marked when its stem is any of the
+        # query's: the regex tries the shortest opening first ('mot' in 'mototaxi').
+        self.stemmed = [seen[t] is not None for t in terms]
+        self.stems = frozenset().union(*(seen[t] for t in terms if seen[t] is not None))
         if not terms:
             self.pattern = None
             return
@@ -105,13 +126,19 @@ class Highlighter:
             + "|".join(f"(?P<t{i}>{_word_pattern(w, p)})" for i, (w, p) in enumerate(terms))
             + ")")
 
+    def _wanted(self, match: re.Match) -> bool:
+        if not self.stemmed[int(match.lastgroup[1:])]:
+            return True
+        # Across a hyphen or a line end ('guarda-\nchuva'), the word is the joined form.
+        return analysis.stem(_NOT_WORD.sub("", match.group())) in self.stems
+
     def _matches(self, text: str, span: int | None = None) -> list[re.Match]:
         """The first matches; with `span`, only those within `span` characters of the
         first one (the rest of the text is not read)."""
         if self.pattern is None:
             return []
         found: list[re.Match] = []
-        for match in islice(self.pattern.finditer(text), _MAX_MATCHES):
+        for match in islice(filter(self._wanted, self.pattern.finditer(text)), _MAX_MATCHES):
             if span is not None and found and match.start() > found[0].start() + span:
                 break
             found.append(match)

@@ -1,16 +1,15 @@
-"""How text becomes search tokens: folding, hyphenated compounds, filter tags.
+"""What of a norm's text goes into the index: cleaned text, its heading, joined compounds.
 
-The same rules serve both backends. SQLite's FTS5 tokenizer (unicode61, remove_diacritics 2)
-splits and folds the stored text itself; for PostgreSQL the text is split and folded here
-and handed over as plain lexemes, so both see the same words.
+The index's analyzers (search/analysis.py) split, fold and stem the words; this module
+decides what they are given: the text without control characters, the heading above the
+articles, and the joined forms of hyphenated compounds and dotted numbers that splitting on
+the hyphen or the dot would lose ('mototáxi' for 'moto-táxi', '2199' for '2.199').
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
-from ..enrich.status import NONE_KNOWN
 from ..jurisdictions import fold
 
 # Letters and digits; '_' separates (it only joins the filter tags, which never come from text).
@@ -70,48 +69,16 @@ def _add_joined(found: dict[str, None], parts: list[str]) -> None:
             found[joined] = None
 
 
-def type_tag(type_normalized: str | None) -> str:
-    return (type_normalized or "none").replace(".", "_")
+# The heading ends where the articles begin ("Art. 1º", "Artigo 1"), within this many
+# characters; without articles, this many characters of the opening are the heading.
+HEADING_SCAN = 1_500
+HEADING_SHORT = 400
+_FIRST_ARTICLE = re.compile(r"\bart(?:igo|\.)?\s*1\s*[º°o.]?(?!\d)", re.IGNORECASE)
 
 
-def decade_tag(year: int) -> str:
-    return f"dec_{year // 10}"
-
-
-# Minimum-confidence filter in steps of 5 %: a norm carries conf_50 when all of its
-# documents with text reach 0.50.
-CONFIDENCE_STEPS = tuple(range(5, 100, 5))
-
-
-def confidence_tags(confidence: float | None) -> list[str]:
-    if confidence is None:
-        return []
-    return [f"conf_{step:02d}" for step in CONFIDENCE_STEPS if confidence >= step / 100]
-
-
-def confidence_tag_for(minimum: float) -> str | None:
-    """The tag that keeps every norm at or above `minimum` (rounded down to a 5 % step)."""
-    step = int(round(minimum * 100, 6)) // 5 * 5
-    return f"conf_{step:02d}" if step >= 5 else None
-
-
-def number_tag(number_key: str) -> str:
-    """The filter token of a canonical norm number: 2199 -> num_2199, 12-A -> num_12_a."""
-    return "num_" + "_".join(words(number_key))
-
-
-def norm_tags(uf: str, jurisdiction_code: int, type_normalized: str | None, year: int | None,
-              methods: Iterable[str], has_text: bool, confidence: float | None,
-              number_key: str | None = None, status: str | None = None) -> list[str]:
-    """The filter tokens of one norm, stored in its own column of the index."""
-    tags = [f"uf_{uf.lower()}", f"jur_{jurisdiction_code}", f"type_{type_tag(type_normalized)}",
-            f"text_{'yes' if has_text else 'no'}", f"status_{status or NONE_KNOWN}"]
-    if number_key and words(number_key):
-        tags.append(number_tag(number_key))
-    if year:
-        tags += [f"year_{year}", decade_tag(year)]
-    else:
-        tags.append("year_none")
-    tags += [f"method_{m}" for m in methods]
-    tags += confidence_tags(confidence)
-    return tags
+def heading_of(body: str) -> str:
+    """The heading above a norm's articles: its epígrafe, its ementa as printed, a title
+    ("CÓDIGO TRIBUTÁRIO DO MUNICÍPIO") and the enacting clause."""
+    opening = body[:HEADING_SCAN]
+    article = _FIRST_ARTICLE.search(opening)
+    return opening[:article.start()] if article else opening[:HEADING_SHORT]

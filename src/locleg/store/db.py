@@ -101,13 +101,18 @@ def _alembic_config(conn: Connection) -> Config:
 class Store:
     """Persistence of a corpus: jurisdictions, sources, norms, documents, versions, extractions."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, folder: Path | None = None) -> None:
         self.engine = engine
+        # The corpus folder, where the search index lives beside the originals; a store
+        # opened from a bare SQLite URL takes the database file's folder.
+        if folder is None and engine.dialect.name == "sqlite" and engine.url.database:
+            folder = Path(engine.url.database).parent
+        self.folder = folder
 
     # -- opening -------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, url: str, *, migrate: bool = True) -> Store:
+    def open(cls, url: str, *, migrate: bool = True, folder: Path | None = None) -> Store:
         """Connect, fail with one clear line if the database does not answer, bring it to head."""
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
@@ -131,7 +136,7 @@ class Store:
             # psycopg says where and why on the first line, then a hint: keep both, on one line.
             reason = " ".join(str(e.orig or e).split())
             raise UserError(f"cannot reach the database {safe_url(url)}: {reason}") from None
-        store = cls(engine)
+        store = cls(engine, folder)
         if migrate:
             store.migrate()
         return store

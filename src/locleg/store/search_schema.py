@@ -1,9 +1,9 @@
 """The search index's Core tables: change queue, per-norm filter attributes, precomputed counts.
 
-Defined on the corpus `metadata`; migrations 0003, 0006 and 0008 create exactly this, plus
-what Core cannot express: the FTS5 table `search_fts` (SQLite) or the tsvector table
-`search_fts` (PostgreSQL) and the triggers that fill `search_queue` whenever a norm (its
-fields, legal status or cited-by count), record, document or extraction changes.
+Defined on the corpus `metadata`; migrations 0003, 0006, 0008 and 0009 create exactly this,
+plus what Core cannot express: the triggers that fill `search_queue` whenever a norm (its
+fields, legal status or cited-by count), record, document or extraction changes. The text
+index itself is a Tantivy index in the corpus folder (search/textindex.py).
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ def _read_only_postgresql(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.autocommit = False
 
 
-def read_only_store(database_url: str) -> Store:
+def read_only_store(database_url: str, folder: Path | None = None) -> Store:
     """A Store whose connections refuse to write: what every request reads through."""
     if database_url.startswith("sqlite"):
         engine = create_engine(database_url, connect_args={"timeout": 30},
@@ -72,7 +72,7 @@ def read_only_store(database_url: str) -> Store:
         engine = create_engine(database_url, connect_args={"connect_timeout": 10},
                                pool_pre_ping=True, pool_size=4, max_overflow=4)
         event.listen(engine, "connect", _read_only_postgresql)
-    return Store(engine)
+    return Store(engine, folder)
 
 
 class _Refresher(threading.Thread):
@@ -97,10 +97,11 @@ def create_app(settings: Settings, *, refresh_every: float = 0.0,
                ) -> JsonSuffix:
     """The explorer for one corpus; refresh_every > 0 keeps the index current meanwhile.
     A search (or each chunk of an export) is stopped after `search_deadline` seconds."""
-    writer = Store.open(settings.database_url)  # brings the schema to head once
+    # Brings the schema to head once.
+    writer = Store.open(settings.database_url, folder=settings.folder)
     if refresh_at_start:
         refresh_index(writer)
-    reader = read_only_store(settings.database_url)
+    reader = read_only_store(settings.database_url, settings.folder)
     with reader.engine.connect() as conn:  # the first search should not pay for this
         attributes_for(reader.engine).update(conn)
     refresher = _Refresher(writer, refresh_every) if refresh_every > 0 else None

@@ -16,6 +16,7 @@ from functools import lru_cache
 from sqlalchemy import Select, and_, case, func, or_, select
 from sqlalchemy.engine import Connection
 
+from ..jurisdictions import fold
 from ..params import check_method, check_type, ibge_code_problem
 from ..search.engine import UFS
 from ..search.query import quoted
@@ -205,6 +206,10 @@ def pending_changes(conn: Connection) -> int:
 # -- home -----------------------------------------------------------------------------------
 
 
+COVERED_SHOWN = 12  # covered places on the home page, most norms first
+PLACES_FOUND = 50  # places a search of the finder lists
+
+
 def home(store: Store) -> dict:
     p = places(store)
     with store.engine.connect() as conn:
@@ -224,9 +229,8 @@ def home(store: Store) -> dict:
             entry["extracted"] += extracted
             if code >= 100:
                 covered_municipal[uf] += 1
-        latest = [_norm_summary(r) for r in conn.execute(
-            _summary_query().where(norm.c.merged_into.is_(None))
-            .order_by(norm.c.id.desc()).limit(10))]
+        covered = _covered_places(conn, COVERED_SHOWN)
+        latest = _newest_norms(conn, 10)
         pending = pending_changes(conn)
     ufs = [{
         "uf": uf, "name": p.uf_names.get(uf, uf), "municipalities": p.municipalities.get(uf, 0),
@@ -235,10 +239,86 @@ def home(store: Store) -> dict:
     return {
         "corpus": {**totals, "jurisdictions_covered": totals["jurisdictions"],
                    "jurisdictions_total": p.total},
+        "covered": covered,
         "ufs": ufs,
         "latest": latest,
         "index": {"pending": pending},
     }
+
+
+def _place_view(r) -> dict:
+    return {"ibge_code": r.ibge_code, "name": r.name, "uf": r.uf, "level": r.level,
+            "norms": int(r.norms or 0), "documents": int(r.documents or 0),
+            "url": f"/jurisdiction/{r.ibge_code}"}
+
+
+def _place_query() -> Select:
+    return (select(jurisdiction.c.ibge_code, jurisdiction.c.name, jurisdiction.c.uf,
+                   jurisdiction.c.level, search_place.c.norms, search_place.c.documents)
+            .outerjoin(search_place,
+                       search_place.c.jurisdiction_code == jurisdiction.c.ibge_code))
+
+
+def _covered_places(conn: Connection, limit: int) -> list[dict]:
+    """The places the corpus holds norms of, most norms first."""
+    return [_place_view(r) for r in conn.execute(
+        _place_query().where(search_place.c.norms > 0)
+        .order_by(search_place.c.norms.desc(), jurisdiction.c.name_folded).limit(limit))]
+
+
+def _newest_norms(conn: Connection, limit: int) -> list[dict]:
+    """The newest norms by their own date (never a date after today: a misread year)."""
+    today = date.today()
+    newest = today.year * 10000 + today.month * 100 + today.day
+    ids = [r.norm_id for r in conn.execute(
+        select(search_norm.c.norm_id).where(search_norm.c.day <= newest)
+        .order_by(search_norm.c.day.desc(), search_norm.c.norm_id.desc()).limit(limit))]
+    rows = {r.id: r for r in conn.execute(
+        _summary_query().where(norm.c.id.in_(ids), norm.c.merged_into.is_(None)))}
+    return [_norm_summary(rows[i]) for i in ids if i in rows]
+
+
+def find_places(store: Store, q: str | None, uf: str | None = None) -> dict:
+    """The place finder: names containing the words, accents and case aside ("juazeiro",
+    "sao jose"), or an IBGE code; a trailing UF narrows ("juazeiro ba"); covered first."""
+    text = (q or "").strip()
+    if len(text) > 100:
+        raise BadRequest("a place name has at most 100 characters")
+    uf = (uf or "").strip().upper() or None
+    if uf is not None and uf not in places(store).uf_codes:
+        raise BadRequest(f"no federative unit {quoted(uf[:10])}: use a code such as BA or SP")
+    words = "".join(c if c.isalnum() else " " for c in fold(text)).split()
+    if len(words) > 1 and words[-1].upper() in UFS and uf is None:
+        uf = words.pop().upper()
+    query = _place_query()
+    prefix = None
+    if len(words) == 1 and words[0].isdigit():
+        if len(words[0]) > 7:
+            raise BadRequest("an IBGE code has 7 digits (2 for a state), such as 2918407")
+        query = query.where(jurisdiction.c.ibge_code == int(words[0]))
+    elif words:
+        folded = " ".join(words)
+        # name_folded keeps punctuation ("d'oeste", "pau-d'arco"): match word by word.
+        # Words are letters and digits only (no LIKE wildcard survives the split above).
+        for w in words:
+            query = query.where(jurisdiction.c.name_folded.like(f"%{w}%"))
+        prefix = case((jurisdiction.c.name_folded.like(folded + "%"), 0), else_=1)
+    if uf:
+        query = query.where(jurisdiction.c.uf == uf)
+    with store.engine.connect() as conn:
+        if not words and not uf:
+            found = _covered_places(conn, PLACES_FOUND + 1)
+        else:
+            order = [func.coalesce(search_place.c.norms, 0).desc()]
+            if prefix is not None:
+                order.append(prefix)
+            found = [_place_view(r) for r in conn.execute(
+                query.order_by(*order, jurisdiction.c.level.desc(), jurisdiction.c.name_folded)
+                .limit(PLACES_FOUND + 1))]
+    more = len(found) > PLACES_FOUND
+    found = found[:PLACES_FOUND]
+    return {"query": {"q": text, "uf": uf}, "places": found, "more": more,
+            "covered": sum(1 for f in found if f["norms"])}
 
 
 # -- UF -------------------------------------------------------------------------------------
@@ -680,14 +760,19 @@ def document_page(store: Store, document_id_text: str, page_after: int = 0) -> d
 
 
 def original_of(store: Store, kind: str, id_text: str) -> dict:
-    """The stored version behind a download: its digest and media type, never a path."""
+    """The stored version behind a download: its digest and media type, never a path, and
+    what names the file for a reader (the norm, its place, the document's role)."""
     object_id = _int_id(id_text, kind)
     with store.engine.connect() as conn:
         query = select(version.c.id, version.c.sha256, version.c.media_type, norm.c.type_raw,
-                       norm.c.number, norm.c.year) \
+                       norm.c.type_normalized, norm.c.number, norm.c.year,
+                       document.c.id.label("document_id"), document.c.role,
+                       document.c.current_version_id, jurisdiction.c.name.label("place"),
+                       jurisdiction.c.uf) \
             .join(document, document.c.id == version.c.document_id) \
             .join(record, record.c.id == document.c.record_id) \
-            .join(norm, norm.c.id == record.c.norm_id)
+            .join(norm, norm.c.id == record.c.norm_id) \
+            .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
         if kind == "document":
             query = query.where(document.c.id == object_id,
                                 version.c.id == document.c.current_version_id)
@@ -696,7 +781,33 @@ def original_of(store: Store, kind: str, id_text: str) -> dict:
         row = conn.execute(query).mappings().first()
     if row is None:
         raise NotFound(f"no archived original for {kind} {object_id}")
-    return dict(row)
+    return {**dict(row), "file_stem": _file_stem(row)}
+
+
+_TYPE_WORDS = {"lei": "lei", "lei.complementar": "lei-complementar", "decreto": "decreto",
+               "decreto.legislativo": "decreto-legislativo", "decreto.lei": "decreto-lei",
+               "resolucao": "resolucao", "portaria": "portaria", "lei.organica": "lei-organica",
+               "emenda.lei.organica": "emenda-lei-organica"}
+
+
+def _slug(text: str) -> str:
+    return "-".join("".join(c if c.isalnum() else " " for c in fold(text)).split())
+
+
+def _file_stem(row) -> str:
+    """lei-2199-2011-juazeiro-ba, -anexo-4 for an anexo, -versao-9 for an earlier version:
+    ASCII letters, digits and hyphens only (a safe Content-Disposition filename)."""
+    kind = _TYPE_WORDS.get(row["type_normalized"] or "") or _slug(row["type_raw"] or "") \
+        or "norma"
+    # 2.199 is 2199 (a thousands dot); 12-A stays 12-a.
+    number = _slug(re.sub(r"(?<=\d)\.(?=\d)", "", row["number"] or "")) or "sn"
+    parts = [kind[:40], number[:20], str(row["year"] or ""), _slug(row["place"])[:60],
+             (row["uf"] or "").lower()]
+    if row["role"] != "texto_integral":
+        parts += [_slug(row["role"] or "documento")[:20], str(row["document_id"])]
+    if row["id"] != row["current_version_id"]:
+        parts += ["versao", str(row["id"])]
+    return "-".join(p for p in parts if p)
 
 
 # -- quality and sources ---------------------------------------------------------------------

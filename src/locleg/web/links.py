@@ -45,3 +45,28 @@ def public_origin(origin: str | None, source_base_url: str | None) -> str | None
     if path is None or folder is None or not path.is_relative_to(folder) or path == folder:
         return None
     return "file:" + path.relative_to(folder).as_posix()
+
+
+def shown_address(value: str | None, gettext=lambda s: s) -> str:
+    """An address as a public page may print it: a local path of the importing machine
+    becomes "local file imported" and its file name, never the path."""
+    if not value:
+        return ""
+    path = _local_path(value)
+    if path is not None and path.is_absolute():
+        return f"{gettext('local file imported')}: {path.name}" if path.name else \
+            gettext("local file imported")
+    if value.lower().startswith("file:"):
+        return value[len("file:"):]  # a path inside the imported folder, as recorded
+    return value
+
+
+# A local path inside free text (an error, a problem's message): file:///… or /a/b/c.
+_PATH_IN_TEXT = re.compile(r"file://[^\s'\"]+|(?<![\w:/.])/(?:[^\s/'\"]+/)+[^\s/'\"]+")
+
+
+def public_text(value: str | None, gettext=lambda s: s) -> str:
+    """Free text from the data with the importing machine's paths reduced to file names."""
+    if not value:
+        return value or ""
+    return _PATH_IN_TEXT.sub(lambda m: shown_address(m.group(), gettext), value)

@@ -14,11 +14,17 @@ from markupsafe import Markup
 
 from .. import __version__
 from ..enrich.status import STATUS_LABELS
-from .links import public_url
+from . import i18n
+from .i18n import N_
+from .links import public_text, public_url, shown_address
+from .reflow import paragraphs
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 env = templates.env
+env.add_extension("jinja2.ext.i18n")
 env.globals["version"] = __version__
+env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True,
+                              pgettext=i18n.pgettext, npgettext=i18n.npgettext)
 
 TYPE_LABELS = {
     "lei": "Lei", "lei.complementar": "Lei Complementar", "decreto": "Decreto",
@@ -27,18 +33,28 @@ TYPE_LABELS = {
     "emenda.lei.organica": "Emenda à Lei Orgânica", "lei.delegada": "Lei Delegada",
     "instrucao.normativa": "Instrução Normativa", "ato": "Ato", "deliberacao": "Deliberação",
     "emenda.constitucional": "Emenda Constitucional", "constituicao": "Constituição",
-    "outro": "Outro", "none": "Unknown type",
+    "outro": "Outro", "none": N_("Unknown type"),
 }
-METHOD_LABELS = {"ocr": "OCR", "text": "text layer", "mixed": "text + OCR", "html": "HTML",
-                 "plain": "plain text", "none": "no text"}
+# Labels shown on pages are English source strings, translated where they are shown (`_()`).
+METHOD_LABELS = {"ocr": "OCR", "text": N_("text layer"), "mixed": N_("text + OCR"),
+                 "html": "HTML", "plain": N_("plain text"), "none": N_("no text")}
 ROLE_LABELS = {"texto_integral": "texto integral", "anexo": "anexo"}
 # What a citation does to the norm it names, as a reader says it.
-CITATION_KINDS = {"cites": "cites", "revokes": "revokes", "revokes_in_part": "revokes in part",
-                  "alters": "alters", "regulates": "regulates",
-                  "altered_by": "altered by (note in its text)",
-                  "revoked_by": "revoked by (note in its text)",
-                  "revoked_in_part_by": "revoked in part by (note in its text)",
-                  "regulated_by": "regulated by (note in its text)"}
+CITATION_KINDS = {"cites": N_("cites"), "revokes": N_("revokes"),
+                  "revokes_in_part": N_("revokes in part"),
+                  "alters": N_("alters"), "regulates": N_("regulates"),
+                  "altered_by": N_("altered by (note in its text)"),
+                  "revoked_by": N_("revoked by (note in its text)"),
+                  "revoked_in_part_by": N_("revoked in part by (note in its text)"),
+                  "regulated_by": N_("regulated by (note in its text)")}
+# A legal status as a badge says it (enrich/status.py's labels are the JSON's).
+LEGAL_LABELS = {"revoked": N_("revoked"), "revoked_in_part": N_("revoked in part"),
+                "suspended": N_("suspended"), "altered": N_("altered"),
+                "none_known": N_("no revocation known")}
+# Extraction statuses and source health, as badges say them.
+STATE_LABELS = {"pending": N_("pending"), "extracted": N_("extracted"), "empty": N_("empty"),
+                "failed": N_("failed"), "ok": N_("ok"), "failing": N_("failing"),
+                "never run": N_("never run"), "no record": N_("no record")}
 
 
 def wants_json(request: Request) -> bool:
@@ -90,22 +106,38 @@ def respond(request: Request, template: str, data: dict, status: int = 200,
             **context: Any) -> Response:
     if wants_json(request):
         return JSONResponse(json_links(jsonable(data)), status_code=status)
-    return templates.TemplateResponse(request, template, {"data": data, **context},
-                                      status_code=status)
+    with i18n.rendering(i18n.page_for(request)) as page:
+        response = templates.TemplateResponse(request, template, {"data": data, **context},
+                                              status_code=status)
+    return _spoken(response, page)
+
+
+def _spoken(response: Response, page: i18n.Page) -> Response:
+    """Say the page's language; remember a language chosen by ?lang= for the next pages."""
+    response.headers["Content-Language"] = page.tag
+    response.headers["Vary"] = "Accept, Accept-Language, Cookie"
+    if page.explicit:
+        response.set_cookie(i18n.COOKIE, page.tag, max_age=365 * 24 * 3600,
+                            samesite="lax", httponly=True)
+    return response
+
+
+# Facet labels the views give (JSON keeps them in English), translated where shown.
+KNOWN_LABELS = (N_("has text"), N_("unknown year"))
+ERROR_TITLES = {400: N_("This request cannot be answered"), 404: N_("Not found"),
+                405: N_("Method not allowed"), 500: N_("Something went wrong on our side"),
+                503: N_("Temporarily unavailable")}
 
 
 def error_page(request: Request, status: int, message: str,
                headers: dict[str, str] | None = None) -> Response:
-    titles = {400: "This request cannot be answered", 404: "Not found",
-              405: "Method not allowed", 500: "Something went wrong on our side",
-              503: "Temporarily unavailable"}
-    data = {"error": {"status": status, "title": titles.get(status, "Error"),
+    data = {"error": {"status": status, "title": ERROR_TITLES.get(status, N_("Error")),
                       "message": message}}
     if wants_json(request):
         return JSONResponse(data, status_code=status, headers=headers)
-    return HTMLResponse(
-        env.get_template("error.html").render(request=request, data=data),
-        status_code=status, headers=headers)
+    with i18n.rendering(i18n.page_for(request)) as page:
+        content = env.get_template("error.html").render(request=request, data=data)
+    return _spoken(HTMLResponse(content, status_code=status, headers=headers), page)
 
 
 # -- template helpers ------------------------------------------------------------------------
@@ -117,24 +149,21 @@ def url(path: str, params: list[tuple[str, str]] | dict | None = None) -> str:
     return path + "?" + urlencode(params)
 
 
-def json_href(request: Request) -> str:
-    """This page's JSON twin, built from the path's segments so that it stays on this site
-    whatever the path holds ('//evil.example/x', backslashes, dot segments)."""
+def _own_path(request: Request) -> str:
+    """This page's path rebuilt from its segments, so that it stays on this site whatever
+    the path holds ('//evil.example/x', backslashes, dot segments); '' for the home page."""
     segments = [quote(s, safe="") for s in request.url.path.split("/") if s not in ("", ".", "..")]
-    href = "/" + "/".join(segments) if segments else "/index"
+    return "/" + "/".join(segments) if segments else ""
+
+
+def json_href(request: Request) -> str:
+    """This page's JSON twin (on this site, see _own_path)."""
     query = request.url.query
-    return href + ".json" + ("?" + query if query else "")
-
-
-def number(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:,.2f}"
-    return f"{value:,}"
+    return (_own_path(request) or "/index") + ".json" + ("?" + query if query else "")
 
 
 def type_label(value: str | None) -> str:
+    """The label data carries (JSON stays one language); pages translate it when shown."""
     return TYPE_LABELS.get(value or "none", value or "Unknown type")
 
 
@@ -152,21 +181,40 @@ def size(value: int | None) -> str:
         return "—"
     for unit in ("bytes", "KB", "MB", "GB"):
         if value < 1024 or unit == "GB":
-            return f"{value:,.0f} {unit}" if unit == "bytes" else f"{value:,.1f} {unit}"
+            shown = i18n.number(value, 0 if unit == "bytes" else 1)
+            return f"{shown} {unit}"
         value /= 1024
     return str(value)
 
 
-def when(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M UTC")
-    return str(value)
+def page_link(request: Request, **changes: str | None) -> str:
+    """This page with some query parameters changed (None removes one): toggles, languages."""
+    params = [(k, v) for k, v in request.query_params.multi_items() if k not in changes]
+    params += [(k, v) for k, v in changes.items() if v is not None]
+    return url(_own_path(request) or "/", params)
 
 
-env.globals.update(url=url, type_label=type_label, norm_title=norm_title, json_href=json_href,
+def demo() -> bool:
+    """Whether the corpus shown is built from made-up samples (see config.mark_demo)."""
+    return i18n.current().demo
+
+
+def lang() -> str:
+    return i18n.current().tag
+
+
+env.globals.update(url=url, type_label=lambda v: i18n.gettext(type_label(v)),
+                   norm_title=norm_title, json_href=json_href,
                    METHOD_LABELS=METHOD_LABELS, ROLE_LABELS=ROLE_LABELS,
-                   STATUS_LABELS=STATUS_LABELS, CITATION_KINDS=CITATION_KINDS)
-# `x|http_url`: the address when it may be a link (http or https only), else None.
-env.filters.update(number=number, size=size, when=when, http_url=public_url)
+                   STATUS_LABELS=STATUS_LABELS, CITATION_KINDS=CITATION_KINDS,
+                   LEGAL_LABELS=LEGAL_LABELS, STATE_LABELS=STATE_LABELS,
+                   page_link=page_link, demo=demo, lang=lang,
+                   # `tr(value)`: a value from data translated when the catalogue knows it,
+                   # never %-formatted (it may hold anything).
+                   tr=i18n.gettext, error_message=i18n.message)
+# `x|http_url`: the address when it may be a link (http or https only, and not a made-up
+# sample's), else None.
+env.filters.update(number=i18n.number, size=size, when=i18n.when, day=i18n.day,
+                   paragraphs=paragraphs, public_address=lambda v: shown_address(v, i18n.gettext),
+                   public_text=lambda v: public_text(v, i18n.gettext),
+                   http_url=lambda v: None if demo() else public_url(v))

@@ -15,6 +15,16 @@ def home(request: Request):
     return respond(request, "home.html", data.home(request.app.state.store))
 
 
+@router.get("/places", name="places",
+            summary="The place finder: municipalities and states by name (accents aside), "
+                    "covered places first with their norm counts")
+def places(request: Request,
+           q: str | None = Query(None, description="words of a place's name, or an IBGE code; "
+                                                   "a trailing UF narrows: 'juazeiro ba'"),
+           uf: str | None = Query(None, description="UF code, e.g. BA")):
+    return respond(request, "places.html", data.find_places(request.app.state.store, q, uf))
+
+
 @router.get("/uf/{uf}", name="uf", summary="A federative unit: its municipalities and own norms")
 def uf(request: Request, uf: str):
     return respond(request, "uf.html", data.uf_page(request.app.state.store, uf))

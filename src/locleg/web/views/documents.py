@@ -66,7 +66,7 @@ def _original(request: Request, kind: str, object_id: str) -> Response:
     except BlobError as e:
         return error_page(request, 503, f"the archived original cannot be served: {e}")
     served, inline, extension = served_type(found["media_type"])
-    name = f"locleg-version-{found['id']}{extension}"
+    name = found["file_stem"] + extension
     headers = {
         "Content-Disposition": f'{"inline" if inline else "attachment"}; filename="{name}"',
         "X-Content-Sha256": found["sha256"],

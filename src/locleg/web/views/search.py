@@ -120,6 +120,7 @@ def page_data(request: Request, r: SearchRequest, result: SearchResult) -> dict:
         "total": result.total,
         "total_exact": result.total_exact,
         "within": result.within,
+        "relaxed": result.relaxed,
         "facets": facets,
         "facets_exact": result.facets_exact,
         "lookup": {"references": [ref.as_json() for ref in result.references],
