@@ -17,6 +17,18 @@ BACKENDS = ["sqlite", "postgresql"]
 _databases = itertools.count()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _ends_what_it_started():
+    """The suite ends the forkserver and resource tracker that in-process imports and
+    extractions started, rather than leave them to notice its exit (their workers end with
+    it: locleg/lifeline.py). `_stop` is the standard library's own, kept for its tests."""
+    yield
+    from multiprocessing import forkserver, resource_tracker
+
+    forkserver._forkserver._stop()
+    resource_tracker._resource_tracker._stop()
+
+
 @pytest.fixture(scope="session")
 def pg_server():
     server = PostgresServer().start()

@@ -380,3 +380,129 @@ def test_a_full_disk_under_the_postgresql_database_is_one_line_and_loses_nothing
         with psycopg.connect(pg_server.url(), autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
             conn.execute(f"DROP TABLESPACE IF EXISTS {name}")
+
+
+# -- the first hour (issue 11): bad input, narrow pipes, start-up, a busy port ---------------
+
+def _narrow(*args: str, corpus: Path) -> str:
+    """`locleg ARGS | cat` on an 80-column terminal: what a pipe or `make demo` shows."""
+    result = run_cli(*args, corpus=corpus, env={"COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    assert all(len(line) <= 80 for line in result.stdout.splitlines()), result.stdout
+    return result.stdout
+
+
+@pytest.fixture
+def short_folder():
+    """A folder of a short path: a header names the corpus whole, and pytest's own paths
+    pass 80 columns by themselves."""
+    folder = Path(tempfile.mkdtemp(prefix="c", dir="/tmp"))
+    yield folder
+
+
+def test_tables_fit_80_columns_and_never_cut_ids_or_urls(short_folder):
+    from locleg.corpus import open_corpus
+    from locleg.store import utcnow
+
+    folder = short_folder
+    run_cli("init", str(folder / "c"), check=True)
+    corpus = open_corpus(folder / "c")
+    long_url = "https://sapl.viladasantissimatrindade.mt.leg.br/sapl-portal/api"
+    vila_bela = 5105507  # the longest name of the IBGE list
+    try:
+        source = corpus.store.ensure_source(vila_bela, "sapl", long_url)
+        corpus.store.ensure_source(2918407, "sapl", "http://127.0.0.1:8765")
+        with corpus.store.transaction() as conn:
+            corpus.store.upsert_records(conn, source, [{
+                "native_id": "1", "jurisdiction_code": vila_bela, "type_raw": "Lei",
+                "type_normalized": "lei", "number": "1", "year": 2020, "date": None,
+                "ementa": "Lei de teste", "url": None}], utcnow())
+    finally:
+        corpus.close()
+    listed = _narrow("sources", "list", corpus=folder / "c")
+    assert long_url in listed and "http://127.0.0.1:8765" in listed
+    assert "source 1" in listed and "source 2" in listed and "…" not in listed
+    assert "Vila Bela da Santíssima Trindade (MT)" in " ".join(listed.split())
+    places = _narrow("jurisdictions", "--uf", "RN", corpus=folder / "c")
+    assert "br;rio.grande.norte;governador.dix.sept.rosado" in places and "2404309" in places
+    assert "…" not in places
+    status = _narrow("status", "--by", "jurisdiction", corpus=folder / "c")
+    assert "5105507" in status and "…" not in status and str(folder / "c") in status
+    assert {"Vila", "Bela", "da", "Santíssima", "Trindade"} <= set(status.split())
+
+
+@pytest.mark.parametrize("args, message", [
+    (["search", "moto", "--jurisdiction", "9999999"], "no jurisdiction with IBGE code 9999999"),
+    (["search", "moto", "-j", "291840"], "IBGE codes have 7 digits"),
+    (["search", ""], "give words to search, or a filter"),
+    (["search", "   "], "give words to search, or a filter"),
+    (["search", "moto", "--type", "Lei Ordinária"],
+     "unknown type 'Lei Ordinária' (did you mean lei?): types are ato, constituicao"),
+    (["search", "moto", "--method", "scan"], "methods are ocr, mixed, text"),
+])
+def test_bad_search_input_is_one_line_and_a_failure(tmp_path, args, message):
+    run_cli("init", str(tmp_path / "c"), check=True)
+    result = run_cli(*args, corpus=tmp_path / "c")
+    assert result.returncode == 2, result.stdout
+    assert result.stderr.startswith("error: ") and message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_help_and_version_load_no_database_library():
+    """`locleg --help` and `--version` import neither SQLAlchemy, Alembic, psycopg nor the
+    extractors (they took 2 s); every command is still listed with its one-line help."""
+    import sys
+
+    probe = ("import sys; from locleg.cli import cli\n"
+             "try:\n    cli.main(['--help'], standalone_mode=False)\n"
+             "except SystemExit:\n    pass\n"
+             "heavy = [m for m in ('sqlalchemy', 'alembic', 'psycopg', 'pypdfium2', 'tesserocr',"
+             " 'pebble', 'fastapi', 'httpx', 'locleg.store', 'locleg.search')"
+             " if m in sys.modules]\n"
+             "print('HEAVY', heavy)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, env={**os.environ, "COLUMNS": "100"}).stdout
+    assert "HEAVY []" in out, out
+    for command in ("extract", "harvest", "search", "serve", "show", "sources", "status"):
+        assert f"\n  {command} " in out, command
+
+
+def test_the_lazy_commands_help_is_their_own():
+    from locleg.cli import LAZY_COMMANDS
+
+    for name, (_module, summary) in LAZY_COMMANDS.items():
+        command = cli.get_command(None, name)
+        assert command is not None and command.get_short_help_str(limit=300) == summary, name
+
+
+def test_version_and_help_answer_fast():
+    """Measured in a child process, as a user runs them; the bound is generous (a busy CI
+    machine), the figure itself is in docs/benchmarks.md (bench/cli_startup.py)."""
+    import sys
+    import time
+
+    for args in (["--version"], ["--help"]):
+        started = time.perf_counter()
+        result = subprocess.run([sys.executable, "-m", "locleg", *args], capture_output=True,
+                                text=True, check=True)
+        took = time.perf_counter() - started
+        assert ("locleg, version" in result.stdout) == (args == ["--version"])
+        assert took < 1.5, f"locleg {args[0]} took {took:.2f} s"
+
+
+def test_serve_on_a_busy_port_says_which_port_to_use(tmp_path):
+    import socket
+
+    run_cli("init", str(tmp_path / "c"), check=True)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = run_cli("serve", "--port", str(port), corpus=tmp_path / "c", timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}, the port is "
+                                    "in use"), result.stderr
+    assert re.search(r"use another, e\.g\. --port \d+ \(with make demo: DEMO_PORT=\d+",
+                     result.stderr)
+    assert "Traceback" not in result.stderr and "Serving" not in result.stdout

@@ -348,7 +348,8 @@ def test_a_stopped_run_keeps_what_it_committed_and_resumes(corpus, tmp_path, how
         proc.send_signal(signal.SIGINT)  # Ctrl-C
     _, err = proc.communicate(timeout=60)
     if how == "interrupt":
-        assert proc.returncode == 130, f"the run was not interrupted (exit {proc.returncode}): {err}"
+        assert proc.returncode == 130, \
+            f"the run was not interrupted (exit {proc.returncode}): {err}"
         assert "interrupted after 3 documents: they are kept; run the same command again" in err
     assert _statuses(corpus) == {"extracted": 3, "pending": 1}
     assert _record(corpus, ids["longa.pdf"])["status"] == "pending"

@@ -118,6 +118,30 @@ def test_bare_folder_infers_number_and_year_from_file_names(corpus, tmp_path):
     assert rows["2014/Lei1167-2014.pdf"].type_normalized == "lei"
     assert rows["LC-12-2009.txt"].type_normalized == "lei.complementar"
     assert rows["ata da sessão.txt"].number is None and rows["ata da sessão.txt"].year is None
+    # A name that gives no number: the norm is "s/n", so its file name titles its texto
+    # integral, and the import says so in a problem (issue 11), while the rest imports.
+    with corpus.store.engine.connect() as conn:
+        titles = dict(conn.exec_driver_sql("SELECT url, title FROM document").all())
+        problems = [m for (m,) in conn.exec_driver_sql(
+            "SELECT message FROM problem WHERE stage = 'import'")]
+    assert titles["file:ata da sessão.txt"] == "ata da sessão.txt"
+    assert titles["file:2014/Lei1167-2014.pdf"] is None
+    assert report.unnumbered == ["ata da sessão.txt"] and report.problems == []
+    assert problems == ["ata da sessão.txt: its name gives no number (names like "
+                        "Lei1167-2014.pdf do, or use a manifest): imported as a norm without "
+                        "number (s/n)"]
+
+
+def test_a_folder_import_names_the_files_that_give_no_number(tmp_path):
+    run_cli("init", str(tmp_path / "c"), check=True)
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    (folder / "Lei1167-2014.txt").write_text("LEI Nº 1.167", encoding="utf-8")
+    (folder / "ata.txt").write_text("sem número", encoding="utf-8")
+    result = run_cli("import", str(folder), "-j", str(JUAZEIRO), corpus=tmp_path / "c")
+    assert result.returncode == 0, result.stderr
+    assert "note: 1 file(s) whose name gives no number, imported as norms without number " \
+           "(s/n), each titled by its file name: ata.txt" in result.stderr
 
 
 @pytest.mark.parametrize("name, expected", [

@@ -269,12 +269,14 @@ def test_export_streams_every_match(explorer):
     ({"year_from": ["20x"]}, "year"), ({"year_from": ["2012"], "year_to": ["2010"]}, "reversed"),
     ({"min_confidence": ["2"]}, "between 0 and 1"), ({"text": ["maybe"]}, "'yes' or 'no'"),
     ({"sort": ["best"]}, "'relevance' or 'date'"), ({"after": ["r1_x"]}, "damaged"),
-    ({"type": ["lei;drop"]}, "not a valid type"), ({"limit": ["1000"]}, "1 to 100"),
+    ({"type": ["lei;drop"]}, "unknown type"), ({"type": ["foo"]}, "types are ato"),
+    ({"limit": ["1000"]}, "1 to 100"),
     # "²".isdigit() is True, and numbers past 2**63 do not fit a database integer.
     ({"j": ["²"]}, "not an IBGE code"), ({"limit": ["²"]}, "1 to 100"),
     ({"year_from": ["²"]}, "year"), ({"year_to": ["9" * 5000]}, "year"),
     ({"limit": ["9" * 5000]}, "1 to 100"), ({"j": ["99999999999999999999"]}, "IBGE"),
-    ({"min_confidence": ["nan"]}, "between 0 and 1"),
+    ({"min_confidence": ["nan"]}, "between 0 and 1"), ({"j": ["291840"]}, "7 digits"),
+    ({"j": ["9999999"]}, "no jurisdiction"), ({"method": ["foo"]}, "methods are ocr"),
     ({"min_confidence": ["1e400"]}, "between 0 and 1"),
     ({"after": ["r1e400_1"]}, "damaged"), ({"after": ["r1_99999999999999999999"]}, "damaged"),
     ({"after": ["d1_1"]}, "damaged"),  # a date token on a relevance page
@@ -374,6 +376,9 @@ def test_search_command_matches_the_api(corpus, backend):
     assert "2199" in result.stdout and "Juazeiro (BA)" in result.stdout
     assert "Petrolina" not in result.stdout
     assert "4 norms match" in result.stdout
+    # A snippet cut inside the text says so once: "… text …", never "……" (issue 11).
+    assert "\n   …" in result.stdout and "……" not in result.stdout
+    assert "…\n" in result.stdout and "… …" not in result.stdout
     as_json = run_cli("search", "moto-táxi", "--uf", "BA", "--json", corpus=corpus.folder,
                       check=True)
     data = json.loads(as_json.stdout)
@@ -941,16 +946,16 @@ def test_the_search_page_shows_status_and_the_named_norm(lookup):
             base_url=live.url, timeout=30, headers={"Accept-Language": "en"}) as client:
         data = client.get("/search.json", params={"q": "lei 2199", "j": JUAZEIRO}).json()
         first = data["results"][0]
-        assert (first["norm_id"], first["named"], first["status"], first["status_label"]) == (
+        assert (first["id"], first["named"], first["status"], first["status_label"]) == (
             n["law2199"], True, "altered", "alterada")
         assert data["lookup"]["named"] == [n["law2199"]]
         revoked = client.get("/search.json", params={"q": "lei", "status": "revoked"}).json()
-        assert [r["norm_id"] for r in revoked["results"]] == [n["law1996"]]
+        assert [r["id"] for r in revoked["results"]] == [n["law1996"]]
         status = {f["value"]: f for f in data["facets"]["status"]}
         assert status["altered"]["label"] == "alterada"
         assert "status=altered" in status["altered"]["toggle_url"]
         numbered = client.get("/search.json", params={"number": "2.199", "type": "lei"}).json()
-        assert {r["norm_id"] for r in numbered["results"]} == {n["law2199"], n["petro2199"]}
+        assert {r["id"] for r in numbered["results"]} == {n["law2199"], n["petro2199"]}
         html = client.get("/search", params={"q": "lei 1996"}).text
         assert 'class="badge legal legal-revoked"' in html and ">revoked</span>" in html
         assert 'class="badge named"' in html
@@ -972,12 +977,12 @@ def test_search_command_finds_a_norm_by_its_number(lookup):
     assert f"norm {n['law2199']} · named" in first
     as_json = json.loads(run_cli("search", "lei 2199", "--json", corpus=folder,
                                  check=True).stdout)
-    assert as_json["results"][0]["norm_id"] == n["law2199"]
+    assert as_json["results"][0]["id"] == n["law2199"]
     assert as_json["results"][0]["status"] == "altered" and as_json["results"][0]["named"]
     assert as_json["lookup"]["named"][:1] == [n["law2199"]]
     numbered = json.loads(run_cli("search", "--number", "2.199", "--type", "decreto",
                                   "--json", corpus=folder, check=True).stdout)
-    assert [r["norm_id"] for r in numbered["results"]] == [n["dec2199"]]
+    assert [r["id"] for r in numbered["results"]] == [n["dec2199"]]
     revoked = run_cli("search", "--status", "revoked", corpus=folder, check=True)
     assert "Lei Ordinária nº 1.996/2008" in revoked.stdout and "revogada" in revoked.stdout
     assert "1 norms match" in revoked.stdout

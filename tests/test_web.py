@@ -10,6 +10,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from datetime import date
 from urllib.parse import quote
 
@@ -166,7 +167,7 @@ def test_jurisdiction_page_with_facets_and_keyset_pages(site, monkeypatch):
     while path:
         chunk = get_json(site, path)
         seen += [n["id"] for n in chunk["norms"]]
-        path = chunk["next"] and chunk["next"].replace("?", ".json?", 1)
+        path = chunk["next"]  # a JSON answer links its JSON pages
     assert seen == [n["id"] for n in page["norms"]]
 
 
@@ -254,7 +255,7 @@ def test_document_page_and_downloads(site):
     assert page["norm"]["id"] == site.norms["seed"]
     assert page["document"]["extraction"]["backend_version"] == "5.3.0"
     assert [p["number"] for p in page["document"]["pages"]] == list(range(1, 10))
-    assert page["next_page_after"] is None
+    assert page["next_after"] is None and page["next"] is None
     later = get_json(site, f"/document/{doc_id}.json?after=7")
     assert [p["number"] for p in later["document"]["pages"]] == [8, 9]
     html = get_html(site, f"/document/{doc_id}")
@@ -273,7 +274,7 @@ def test_search_page_and_json_twin(site):
     # law write it joined, which two words typed apart also find.
     assert result["total"] == 5 and result["total_exact"] and result["within"] is None
     top = result["results"][0]
-    assert top["norm_id"] == site.norms["seed"] and top["url"] == f"/norm/{site.norms['seed']}"
+    assert top["id"] == site.norms["seed"] and top["url"] == f"/norm/{site.norms['seed']}"
     assert top["jurisdiction"] == {"ibge_code": JUAZEIRO, "name": "Juazeiro", "uf": "BA"}
     assert "<mark>MOTO</mark>" in top["ementa_html"]
     assert "<mark>moto</mark>-<mark>táxi</mark>" in top["snippet_html"]
@@ -285,7 +286,8 @@ def test_search_page_and_json_twin(site):
     assert "4</b> norms match" in html and "<mark>" in html
     both = get_json(site, "/search.json?q=moto-t%C3%A1xi&uf=BA&uf=PE&sort=date&limit=2")
     assert both["total"] == 5 and len(both["results"]) == 2 and both["next"]
-    rest = get_json(site, both["next"].replace("/search?", "/search.json?"))
+    assert both["next"].startswith("/search.json?") and both["next_after"]
+    rest = get_json(site, both["next"])
     assert len(rest["results"]) == 2
     assert get_json(site, "/search.json")["empty"] is True
 
@@ -384,7 +386,7 @@ def test_norm_page_lists_what_it_cites_and_what_cites_it(site):
     page = get_json(site, f"/norm/{site.norms['seed']}.json")
     cites = page["citations"]
     assert (cites["total"], cites["shown"], cites["more"]) == (5, 5, None)
-    assert cites["all"] == f"/citations?from={site.norms['seed']}"
+    assert cites["all"] == f"/citations.json?from={site.norms['seed']}"
     organica, federal, lrf, revoked = cites["groups"]
     # Not resolvable to a norm: the text as written.
     assert (organica["norm"], organica["urn"], organica["text"]) == (
@@ -432,9 +434,9 @@ def test_a_norm_page_bounds_its_citations_and_says_how_many(site, monkeypatch):
     assert sum(len(g["citations"]) for g in cites["groups"]) == 2
     assert (cited["total"], cited["shown"]) == (2, 1)
     # "more" goes on in /citations exactly where the page stopped.
-    rest = get_json(site, cites["more"].replace("/citations?", "/citations.json?"))
+    rest = get_json(site, cites["more"])
     shown = [c["id"] for g in cites["groups"] for c in g["citations"]]
-    everything = get_json(site, cites["all"].replace("/citations?", "/citations.json?"))
+    everything = get_json(site, cites["all"])
     assert shown + [c["id"] for c in rest["citations"]] == [
         c["id"] for c in everything["citations"]]
     assert everything["total"] == 5
@@ -448,14 +450,14 @@ def _pull(site, path: str) -> list[dict]:
     while path:
         page = get_json(site, path)
         edges += page["citations"]
-        path = page["next"] and page["next"].replace("/citations?", "/citations.json?", 1)
+        path = page["next"]
     return edges
 
 
 def test_the_citation_graph_as_data(site, monkeypatch):
     edges = _pull(site, "/citations.json")
     assert len(edges) == 12 and [e["id"] for e in edges] == sorted(e["id"] for e in edges)
-    pairs = {(e["from"]["norm_id"], e["to"] and e["to"]["norm_id"], e["kind"]) for e in edges}
+    pairs = {(e["from"]["id"], e["to"] and e["to"]["id"], e["kind"]) for e in edges}
     n = site.norms
     assert {(n["seed"], n["revoked"], "revokes"), (n["altering"], n["seed"], "alters"),
             (n["decree200"], n["decree201"], "revokes"), (n["decree201"], n["decree200"],
@@ -477,7 +479,7 @@ def test_the_citation_graph_as_data(site, monkeypatch):
     assert all(e["to"] for e in _pull(site, "/citations.json?resolved=yes"))
     to_seed = get_json(site, f"/citations.json?to={n['seed']}")
     assert to_seed["total"] == 2 and to_seed["scope"]["to"]["id"] == n["seed"]
-    assert {e["from"]["norm_id"] for e in to_seed["citations"]} == {n["altering"]}
+    assert {e["from"]["id"] for e in to_seed["citations"]} == {n["altering"]}
     assert get_json(site, f"/citations.json?from={n['seed']}&resolved=no")["total"] == 4
     # A filter that matches few edges reads a bounded stretch of ids per page: pages may be
     # short, even empty, and `next` reads on until the end.
@@ -563,7 +565,7 @@ def test_a_urn_leads_to_its_norm_page(site):
     # Every URN the corpus's own citations resolved leads to the norm they resolved to.
     for edge in _pull(site, "/citations.json?resolved=yes"):
         response = site.client.get(f"/urn/{edge['urn']}")
-        assert response.headers["location"] == f"/norm/{edge['to']['norm_id']}", edge["urn"]
+        assert response.headers["location"] == f"/norm/{edge['to']['id']}", edge["urn"]
     state = site.client.get("/urn/urn:lex:br;bahia:estadual:lei:2010-09-14;12000")
     assert state.headers["location"] == f"/norm/{site.norms['state']}"
 
@@ -603,7 +605,7 @@ def test_jurisdiction_listing_filters_by_legal_status(site, monkeypatch):
     while path:
         chunk = get_json(site, path)
         seen += [x["id"] for x in chunk["norms"]]
-        path = chunk["next"] and chunk["next"].replace("?", ".json?", 1)
+        path = chunk["next"]  # a JSON answer links its JSON pages
     assert seen == [n["decree201"], n["decree200"], n["bare"], n["revoked"]]
     monkeypatch.undo()
     html = get_html(site, f"/jurisdiction/{JUAZEIRO}")
@@ -621,11 +623,11 @@ def test_quality_lists_unmatched_records_disagreeing_headings_and_enrichment_pro
     unmatched = quality["unmatched"]
     assert (unmatched["total"], unmatched["total_exact"]) == (1, True)
     [alone] = unmatched["records"]
-    assert (alone["record_id"], alone["norm_id"], alone["reason"], alone["number"]) == (
+    assert (alone["id"], alone["norm_id"], alone["reason"], alone["number"]) == (
         site.records["sn"], site.norms["sn"], "no number (s/n)", "s/n")
     headings = quality["headings"]
     assert headings["total"] == 2
-    by_record = {r["record_id"]: r for r in headings["records"]}
+    by_record = {r["id"]: r for r in headings["records"]}
     misread = by_record[site.records["altering"]]
     assert misread["disagreements"] == [{
         "field": "number", "heading": "1165", "source": "1169", "ocr_misreading": True,
@@ -660,14 +662,14 @@ def test_quality_lists_unmatched_records_disagreeing_headings_and_enrichment_pro
 
     monkeypatch.setattr(review, "REVIEW_PAGE", 1)
     for section, rows, key, expected in (
-            ("headings", "records", "record_id",
+            ("headings", "records", "id",
              {site.records["altering"], site.records["seed_dump"]}),
             ("enrich_problems", "problems", "id", {cycle["id"], heading["id"]})):
         seen, path = [], f"/quality.json?j={JUAZEIRO}"
         while path:
             chunk = get_json(site, path)[section]
             seen += [r[key] for r in chunk[rows]]
-            path = chunk["next"] and chunk["next"].replace("/quality?", "/quality.json?", 1)
+            path = chunk["next"]
         assert len(seen) == len(expected) and set(seen) == expected, section
 
 
@@ -701,6 +703,114 @@ def test_malformed_queries_get_a_400_page(site, query):
 ])
 def test_bad_parameters_get_a_400_page(site, path):
     assert site.client.get(path).status_code == 400
+
+
+# Issue 11: every value a filter cannot use is a 400 that says why, never 200 with nothing.
+_TYPES_LISTED = "types are ato, constituicao, decreto"
+_SEVEN_DIGITS = "IBGE codes have 7 digits for a municipality"
+
+
+@pytest.mark.parametrize("path, message", [
+    ("/search?q=moto&type=foo", _TYPES_LISTED),
+    ("/search?type=Lei+Ordin%C3%A1ria", "did you mean lei?"),
+    ("/search.csv?q=moto&type=foo", _TYPES_LISTED),
+    ("/search.jsonl?q=moto&type=foo", _TYPES_LISTED),
+    (f"/jurisdiction/{JUAZEIRO}?type=foo", _TYPES_LISTED),
+    (f"/jurisdiction/{JUAZEIRO}?type=none", _TYPES_LISTED),
+    ("/search?q=moto&j=291840", _SEVEN_DIGITS), ("/search?j=291840", "'291840' has 6"),
+    ("/search?q=moto&j=9999999", "no jurisdiction with IBGE code 9999999"),
+    ("/search.csv?q=moto&j=291840", _SEVEN_DIGITS),
+    ("/quality?j=291840", _SEVEN_DIGITS), ("/citations?j=291840", _SEVEN_DIGITS),
+    ("/search?q=moto&year=abc", "year is a year such as 2011"),
+    ("/search?q=moto&year=2011&year_from=2010", "give one year"),
+    (f"/jurisdiction/{JUAZEIRO}?year=abc", "year is a year such as 2011"),
+    ("/search?q=moto&year_from=abc", "year from must be a year"),
+    ("/search?q=moto&year_to=20111", "year to must be a year"),
+    ("/search?q=moto&method=foo", "methods are ocr, mixed, text"),
+    (f"/jurisdiction/{JUAZEIRO}?method=foo", "methods are ocr, mixed, text"),
+    ("/search?q=moto&uf=ZZ", "unknown UF"), ("/search?q=moto&status=foo", "unknown status"),
+    (f"/jurisdiction/{JUAZEIRO}?status=foo", "status is one of"),
+    (f"/jurisdiction/{JUAZEIRO}?text=maybe", "text is 'yes' or 'no'"),
+    ("/search?q=moto&text=maybe", "text is 'yes' or 'no'"),
+    ("/search?q=moto&sort=foo", "sort is 'relevance' or 'date'"),
+    ("/search?q=moto&limit=0", "1 to 100"), ("/search?q=moto&limit=abc", "1 to 100"),
+    ("/search?q=moto&min_confidence=2", "between 0 and 1"),
+    ("/search?q=moto&number=abc", "not a norm number"),
+    ("/search?q=moto&after=zzz", "damaged"), (f"/jurisdiction/{JUAZEIRO}?after=zzz", "damaged"),
+    ("/citations?kind=foo", "kind is one of"), ("/citations?resolved=maybe", "resolved is"),
+    ("/citations?limit=0", "limit"), ("/citations?after=x", "damaged"),
+    ("/quality?after=x", "damaged"), ("/quality?unmatched_after=x", "damaged"),
+    ("/quality?headings_after=x", "damaged"), ("/quality?problems_after=x", "damaged"),
+    ("/sources?after=x", "damaged"),
+    ("/document/1?after=abc", "after"), ("/document/1?after=-1", "after"),
+    ("/urn/urn:lex:nonsense", "URN"),
+])
+def test_every_invalid_parameter_is_a_400_with_a_message(site, path, message):
+    html = site.client.get(path)
+    assert html.status_code == 400, (path, html.text[:300])
+    assert "This request cannot be answered" in html.text
+    assert str(escape(message)) in html.text, (path, html.text[-2000:])
+    twin = site.client.get(path, headers={"Accept": "application/json"})
+    assert twin.status_code == 400 and twin.json()["error"]["status"] == 400
+    assert message in twin.json()["error"]["message"], twin.json()
+
+
+def test_a_known_type_and_a_state_code_are_valid_filters(site):
+    # The checks above refuse what no norm can have, never what some norm may.
+    state = get_json(site, "/search.json?j=26&type=lei")  # 26: Pernambuco, a state's own norms
+    assert state["query"]["j"] == [26] and state["query"]["type"] == ["lei"]
+    year = get_json(site, "/search.json?q=moto&year=2011")
+    assert (year["query"]["year_from"], year["query"]["year_to"]) == (2011, 2011)
+    assert year["total"] >= 1 and all(r["year"] == 2011 for r in year["results"])
+
+
+def _route_paths(site) -> list[tuple[str, str]]:
+    """Every GET route of the app, as (template, a concrete path to it)."""
+    from fastapi.routing import APIRoute
+
+    values = {"uf": "BA", "code": str(JUAZEIRO), "norm_id": str(site.norms["seed"]),
+              "document_id": str(site.documents["seed"]),
+              "version_id": str(site.versions["seed"]), "urn": SEED_URN}
+
+    def walk(routes) -> Iterator[APIRoute]:
+        for route in routes:
+            if isinstance(route, APIRoute):
+                yield route
+            elif hasattr(route, "original_router"):  # FastAPI >= 0.16x: included routers
+                yield from walk(route.original_router.routes)
+
+    found = []
+    for route in walk(site.live.app.app.routes):
+        if "GET" in route.methods:
+            path = route.path
+            for name, value in values.items():
+                path = path.replace("{" + name + "}", value)
+            assert "{" not in path, f"no sample value for {route.path}"
+            found.append((route.path, path))
+    return found
+
+
+def test_head_answers_on_every_get_route(site):
+    """HEAD (curl -I, link checkers) on every GET route the app has: the GET's status and
+    headers, no body; and on the JSON twins and static files too."""
+    routes = _route_paths(site)
+    # the walk covers the app, not a hand-made list
+    assert {r for r, _ in routes} == set(site.client.get("/openapi.json").json()["paths"])
+    targets = [p for _, p in routes] + ["/index.json", f"/norm/{site.norms['seed']}.json",
+                                        "/search.json?q=moto", "/static/style.css",
+                                        "/no/such/page", "/search?q=moto&type=foo"]
+    for path in targets:
+        get = site.client.get(path)
+        head = site.client.head(path)
+        assert head.status_code == get.status_code, (path, head.status_code, get.status_code)
+        assert head.content == b"", path
+        assert head.headers.get("content-type") == get.headers.get("content-type"), path
+        assert head.headers["x-content-type-options"] == "nosniff", path
+        if "content-length" in get.headers and get.status_code == 200 \
+                and path != "/openapi.json":
+            assert head.headers["content-length"] == get.headers["content-length"], path
+    # Still read-only: HEAD is GET without a body, other methods stay refused.
+    assert site.client.post("/search").status_code == 405
 
 
 @pytest.mark.parametrize("path", [
@@ -800,6 +910,59 @@ def test_docs_describe_every_route_and_field(site):
                  f"/citations.json?from={site.norms['seed']}"):
         for key in get_json(site, path):
             assert f'"{key}"' in doc, f"{path}: {key} is not in docs/api.md"
+
+
+def _vocabulary_problems(value, where: str) -> list[str]:
+    """Where an answer breaks the API's one vocabulary (docs/api.md, Conventions)."""
+    found = []
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found += _vocabulary_problems(item, f"{where}[{i}]")
+    elif isinstance(value, dict):
+        for old in ("jurisdiction_code", "next_page_after"):
+            if old in value:
+                found.append(f"{where}: {old}")
+        j = value.get("jurisdiction")  # (a facet list, under "facets", is skipped below)
+        if j is not None and (not isinstance(j, dict) or not {"ibge_code", "name", "uf"} <= set(j)):
+            found.append(f"{where}.jurisdiction is not an object: {j!r}")
+        if "next" in value and "next_after" not in value:
+            found.append(f"{where}: next without next_after")
+        for link in ("next", "more", "all"):
+            if isinstance(value.get(link), str) and ".json" not in value[link]:
+                found.append(f"{where}.{link} leads to HTML: {value[link]}")
+        for key, item in value.items():
+            if key == "facets":  # named by facet (jurisdiction, type, ...), not objects
+                item = list(item.values())
+            found += _vocabulary_problems(item, f"{where}.{key}")
+    return found
+
+
+def test_every_answer_speaks_one_vocabulary(site, monkeypatch):
+    """Issue 11: a norm is `id` in every list, a jurisdiction always an object, every paged
+    list has `next` (to the JSON twin) and `next_after`."""
+    from locleg.web import citations as web_citations
+    from locleg.web import review
+
+    # Small pages, so that every `next` and `more` is there to check.
+    monkeypatch.setattr(web_data, "LIST_PAGE", 2)
+    monkeypatch.setattr(web_data, "DOCUMENT_PAGES", 2)
+    monkeypatch.setattr(review, "REVIEW_PAGE", 1)
+    monkeypatch.setattr(web_citations, "CITATIONS_SHOWN", 1)
+    paths = ["/index.json", "/uf/BA.json", f"/jurisdiction/{JUAZEIRO}.json",
+             f"/norm/{site.norms['seed']}.json", f"/document/{site.documents['seed']}.json",
+             "/search.json?q=moto&limit=1", "/search.json?q=lei+2199", "/sources.json",
+             f"/quality.json?j={JUAZEIRO}", "/quality.json", "/citations.json?limit=2",
+             f"/citations.json?to={site.norms['seed']}", f"/norm/{site.norms['revoked']}.json"]
+    problems = []
+    for path in paths:
+        problems += _vocabulary_problems(get_json(site, path), path)
+    assert problems == []
+    # ... and every list of norms names its norm `id`, as the norm page does.
+    search = get_json(site, "/search.json?q=moto")["results"]
+    assert search and all("id" in r and "norm_id" not in r for r in search)
+    paged = get_json(site, f"/document/{site.documents['seed']}.json")
+    assert paged["next"] == f"/document/{site.documents['seed']}.json?after=2"
+    assert get_json(site, paged["next"])["document"]["pages"][0]["number"] == 3
 
 
 def test_serve_command_serves_the_corpus(tmp_path):
@@ -1009,7 +1172,7 @@ def test_hostile_values_in_every_route_and_parameter_get_an_answer(site):
     (f"/jurisdiction/{JUAZEIRO}?year=99999999999999999999", 400, "year"),
     (f"/jurisdiction/{JUAZEIRO}?after=1_99999999999999999999", 400, "damaged"),
     ("/quality?after=99999999999999999999", 400, "damaged"), ("/quality?after=²", 400, "damaged"),
-    ("/sources?after=²", 400, "damaged"), ("/quality?j=²", 404, "no jurisdiction"),
+    ("/sources?after=²", 400, "damaged"), ("/quality?j=²", 400, "not an IBGE code"),
     ("/document/1?after=99999999999999999999", 400, "after"),
     ("/document/1?after=²", 400, "after"), ("/version/²/original", 404, "no version"),
 ])

@@ -2,33 +2,30 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import sys
 from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from . import __version__
 from .config import PASSWORD_HINT, SETTINGS_FILE, corpus_path
-from .corpus import Corpus, init_corpus, open_corpus
+from .dburl import has_password, safe_url
 from .errors import CorpusDamaged, UserError, disk_full
-from .store import STATUSES, safe_url
-from .store.db import has_password
+
+if TYPE_CHECKING:
+    from .corpus import Corpus
+
+# The database libraries (SQLAlchemy, Alembic, psycopg) and the extractors load when a
+# command needs them, not for `locleg --help` or `--version` (2 s -> a tenth of that).
 
 # No emoji codes: ":warning:" in an ementa is text, not a picture.
 console = Console(emoji=False)
@@ -76,6 +73,8 @@ def corpus_option(f):
 
 @contextmanager
 def opened(corpus_dir: Path | None):
+    from .corpus import open_corpus
+
     corpus = open_corpus(corpus_path(corpus_dir))
     try:
         yield corpus
@@ -86,6 +85,16 @@ def opened(corpus_dir: Path | None):
 @contextmanager
 def progress_bar(description: str, unit: str = "files"):
     """A rich progress bar on stderr; silent when stderr is not a terminal."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -131,7 +140,56 @@ def print_json(data) -> None:
     click.echo(json_text(data, indent=2))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Commands of the feature modules, imported when first named: (module, their one-line help,
+# which `locleg --help` shows without importing them; a test keeps the two the same).
+LAZY_COMMANDS = {
+    "discover": ("cli_harvest", "Find sources by probing the hosts platforms use."),
+    "enrich": ("cli_enrich", "Headings, citations and legal status of the norms that changed "
+                             "since the last run."),
+    "export": ("cli_export", "Write a release of the corpus to OUT_DIR: tables, README.md (the "
+                             "dataset card), manifest.json and SHA256SUMS."),
+    "extract": ("cli_extract", "Extract the text of every document version still pending (or "
+                               "of the selected ones)."),
+    "harvest": ("cli_harvest", "Harvest SAPL sources politely: norms, anexos, vínculos and "
+                               "their originals."),
+    "index": ("cli_web", "Bring the search index and the explorer's counts up to date."),
+    "search": ("cli_web", 'Full-text search: words, "exact phrases", prefix*, AND / OR / NOT, '
+                          "accents ignored."),
+    "serve": ("cli_web", "Serve the explorer and its JSON API (read-only) over HTTP."),
+    "show": ("cli_extract", "Print a document's extraction record and its text page by page."),
+    "sources": ("cli_harvest", "Publishers of norms to harvest: add, list, set."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose feature commands are imported only when named (see LAZY_COMMANDS)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(LAZY_COMMANDS))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in LAZY_COMMANDS:
+            # The module attaches its commands to `cli` when imported.
+            importlib.import_module(f"{__package__}.{LAZY_COMMANDS[name][0]}")
+        return self.commands.get(name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = []
+        for name in names:
+            command = self.commands.get(name)
+            if command is None:
+                summary = LAZY_COMMANDS[name][1]
+                rows.append((name, summary if len(summary) <= limit
+                             else summary[:limit - 3].rsplit(" ", 1)[0] + "..."))
+            elif not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="locleg")
 def cli() -> None:
     """br-locleg: the open corpus of Brazilian local legislation."""
@@ -143,6 +201,8 @@ def cli() -> None:
               help="Keep the tables in PostgreSQL (postgresql://user@host/db) instead of SQLite.")
 def init(path: Path | None, database_url: str | None) -> None:
     """Create a corpus in PATH (default: $LOCLEG_CORPUS or the current folder)."""
+    from .corpus import init_corpus
+
     folder = corpus_path(path)
     corpus = init_corpus(folder, database_url)
     try:
@@ -176,7 +236,12 @@ def jurisdictions(uf: str | None, search: str | None, as_json: bool,
         return
     if not rows:
         raise UserError("no jurisdiction matches")
-    table = Table("IBGE", "level", "UF", "name", "LexML locality", box=None)
+    # Codes and labels are identifiers: never cut (no_wrap); the name wraps instead.
+    table = Table(box=None)
+    for heading in ("IBGE", "level", "UF"):
+        table.add_column(heading, no_wrap=True)
+    table.add_column("name", overflow="fold")
+    table.add_column("LexML locality", no_wrap=True)
     for r in rows:
         table.add_row(str(r["ibge_code"]), r["level"], r["uf"], printable(r["name"]),
                       printable(r["lexml_label"]))
@@ -211,6 +276,13 @@ def import_(target: Path, jurisdiction: str | None, batch_size: int,
         + (f", {report.removed:,} records no longer in the input marked removed"
            if report.removed else "")
     )
+    if report.unnumbered:
+        shown = ", ".join(printable(name) for name in report.unnumbered[:5])
+        more = f" and {len(report.unnumbered) - 5:,} more" if len(report.unnumbered) > 5 else ""
+        err_console.print(f"[yellow]note:[/] {len(report.unnumbered):,} file(s) whose name gives "
+                          f"no number, imported as norms without number (s/n), each titled by "
+                          f"its file name: {shown}{more} (recorded: `locleg status`)",
+                          highlight=False)
     if report.problems:
         for p in report.problems[:10]:
             err_console.print(f"[red]problem:[/] {printable(p)}")
@@ -224,6 +296,8 @@ def import_(target: Path, jurisdiction: str | None, batch_size: int,
 @corpus_option
 def status(by: str | None, as_json: bool, corpus_dir: Path | None) -> None:
     """Counts per stage: norms, documents, versions, extraction statuses, problems."""
+    from .store import STATUSES
+
     with opened(corpus_dir) as corpus:
         counts = corpus.store.status(by_jurisdiction=by == "jurisdiction")
         recent = corpus.store.problems(limit=5)
@@ -232,8 +306,9 @@ def status(by: str | None, as_json: bool, corpus_dir: Path | None) -> None:
     if as_json:
         print_json(counts)
         return
-    console.print(f"[bold]Corpus[/] {printable(counts['corpus'])}  "
-                  f"({printable(counts['database'])})")
+    # Paths and URLs are never broken: a long one runs past the width instead.
+    console.print(f"[bold]Corpus[/] {printable(counts['corpus'])}", soft_wrap=True)
+    console.print(f"[bold]database[/] {printable(counts['database'])}", soft_wrap=True)
     summary = Table(box=None, show_header=False)
     summary.add_row("jurisdictions with norms",
                     f"{counts['jurisdictions_with_norms']:,} of {counts['jurisdictions']:,}")
@@ -256,8 +331,8 @@ def status(by: str | None, as_json: bool, corpus_dir: Path | None) -> None:
         table = Table(box=None, header_style="bold")
         table.add_column("IBGE", min_width=7, no_wrap=True)
         table.add_column("UF", no_wrap=True)
-        # Numbers never shrink: the name gives way on a narrow terminal.
-        table.add_column("name", no_wrap=True, overflow="ellipsis", max_width=32)
+        # Codes and numbers never shrink: the name wraps on a narrow terminal, never cut.
+        table.add_column("name", max_width=32, overflow="fold")
         for heading in ("norms", "docs", *STATUSES, "pages"):
             table.add_column(heading, justify="right", no_wrap=True, min_width=len(heading))
         for r in counts["by_jurisdiction"]:
@@ -320,8 +395,3 @@ def main() -> None:
         err_console.print("interrupted: what was committed is kept; run the command again")
         sys.exit(130)
 
-
-# Feature modules attach their commands to `cli` when imported: extract, show (cli_extract);
-# sources, discover, harvest (cli_harvest); enrich (cli_enrich); search, index, serve (cli_web);
-# export (cli_export).
-from . import cli_enrich, cli_export, cli_extract, cli_harvest, cli_web  # noqa: E402,F401

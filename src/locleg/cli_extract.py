@@ -194,8 +194,9 @@ def _print_report(report: ExtractReport, workers: int) -> None:
 def show(document: str, pages: str | None, as_json: bool, corpus_dir: Path | None) -> None:
     """Print a document's extraction record and its text page by page.
 
-    DOCUMENT is a document id (as `locleg extract` reports them) or the sha256 of an
-    original (its first 8 characters are enough).
+    DOCUMENT is a document id, as the explorer's pages (/document/ID) and the failures
+    `locleg extract` lists name them, or the sha256 of an original (its first 8
+    characters are enough).
     """
     with opened(corpus_dir) as corpus:
         found = document_extraction(corpus, document)

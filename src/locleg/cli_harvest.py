@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 from rich.live import Live
+from rich.padding import Padding
 from rich.table import Table
 from sqlalchemy import select, update
 
@@ -204,22 +205,55 @@ def sources_list(as_json: bool, corpus_dir: Path | None) -> None:
         console.print("No sources yet: `locleg sources add sapl URL --jurisdiction CODE` or "
                       "`locleg discover sapl --uf BA`")
         return
-    table = Table("ID", "jurisdiction", "URL", "version", "delay", "norms", "pending",
-                  "failed", "last success", "next due", "last error", box=None)
+    rows = []
     for i in items:
-        delay = "-" if i["delay"] is None else f"{i['delay']:g} s"
+        delay = "-" if i["delay"] is None else f"{i['delay']:g} s ({i['delay_from']})"
         norms = f"{i['norms']:,}" + (f" ({i['removed']:,} removed)" if i["removed"] else "")
         pending = f"{i['pending']:,}" + (f" ({i['files_pending']:,} files)"
                                         if i["files_pending"] else "")
         error = i["last_error"] or ""
         if i["parked_until"]:
             error = f"parked until {_when(i['parked_until'])}; {error}"
-        table.add_row(str(i["id"]), printable(i["jurisdiction"]), printable(i["base_url"]),
-                      printable(i["version"] or "-"),
-                      f"{delay} ({i['delay_from']})" if i["delay"] is not None else delay,
-                      norms, pending, f"{i['failed']:,}", _when(i["last_success_at"]),
-                      _when(i["next_due_at"]), printable(error[:120]))
-    console.print(table)
+        rows.append({"ID": str(i["id"]), "jurisdiction": printable(i["jurisdiction"]),
+                     "platform": printable(i["platform"]),
+                     "URL": printable(i["base_url"]), "version": printable(i["version"] or "-"),
+                     "delay": delay, "norms": norms, "pending": pending,
+                     "failed": f"{i['failed']:,}", "last success": _when(i["last_success_at"]),
+                     "next due": _when(i["next_due_at"]), "last error": printable(error[:120])})
+    _print_sources(rows)
+
+
+# Below this width a table of every column would cut URLs and ids: one block per source.
+_SOURCES_TABLE_WIDTH = 160
+
+
+def _print_sources(rows: list[dict]) -> None:
+    if console.width >= _SOURCES_TABLE_WIDTH:
+        table = Table(box=None)
+        for heading in rows[0]:
+            # Ids, URLs, versions and times are never cut; the place and the error wrap.
+            wraps = heading in ("jurisdiction", "last error")
+            table.add_column(heading, no_wrap=not wraps, overflow="fold")
+        for row in rows:
+            table.add_row(*row.values())
+        console.print(table)
+        return
+    for row in rows:
+        console.print(f"[bold]source {row['ID']}[/]  {row['URL']}", soft_wrap=True,
+                      highlight=False)
+        details = Table.grid(padding=(0, 2))
+        details.add_column(no_wrap=True, style="dim")
+        details.add_column(overflow="fold")
+        details.add_row("place", row["jurisdiction"])
+        details.add_row("platform", f"{row['platform']} {row['version']}")
+        details.add_row("delay", row["delay"])
+        details.add_row("norms", f"{row['norms']} · pending {row['pending']} · failed "
+                                 f"{row['failed']}")
+        details.add_row("harvest", f"last success {row['last success']} · next due "
+                                   f"{row['next due']}")
+        if row["last error"]:
+            details.add_row("last error", row["last error"])
+        console.print(Padding(details, (0, 0, 0, 2), expand=False), highlight=False)
 
 
 # -- discover --------------------------------------------------------------------------------
@@ -289,19 +323,32 @@ def _hosts_table(run, limit: int = 20) -> Table:
     return table
 
 
+_TOLD_HOSTS = 10  # a log names the spacing of the first hosts; the minute lines the rest
+
+
 class _Heartbeat:
     """Progress for a log (no terminal): one line a minute, with what each host waits for."""
 
     def __init__(self, every: float = 60.0) -> None:
         self.every = every
-        self.last = time.monotonic()
+        # The first line comes at once: a log shows from the start what each host waits for
+        # (a Crawl-delay of 60 s is a minute of silence otherwise).
+        self.last = float("-inf")
+        self.told: set[str] = set()  # hosts whose spacing was said
 
     def __call__(self, run) -> None:
         now = time.monotonic()
-        if now - self.last < self.every:
+        hosts = list(run.hosts.values())
+        for h in hosts:
+            # Each host's spacing, once, as soon as it is known: the waits it explains may
+            # be a minute each (SAPL's robots.txt asks 60 s).
+            if h.delay_reason and h.host not in self.told and len(self.told) < _TOLD_HOSTS:
+                self.told.add(h.host)
+                err_console.print(f"{printable(h.host)}: one request at a time, "
+                                  f"{printable(h.delay_reason)} between them", highlight=False)
+        if now - self.last < self.every or not hosts:
             return
         self.last = now
-        hosts = list(run.hosts.values())
         fetching = sum(1 for h in hosts if h.busy)
         waiting = [h for h in hosts if h.waiting_until]
         sample = "; ".join(f"{h.host}: {_host_state(h, now)}" for h in waiting[:3])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from .cli import (
 )
 from .config import corpus_path, read_settings
 from .enrich.status import NONE_KNOWN, STATUS_LABELS
+from .errors import UserError
 from .search import (
     DEADLINE,
     STATUSES,
@@ -98,7 +100,9 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
               "min_confidence": [str(min_confidence)] if min_confidence is not None else [],
               "text": [has_text] if has_text else [], "number": list(numbers),
               "status": list(statuses), "sort": [sort], "limit": [str(limit)]}
-    request = SearchRequest.from_params(params)
+    request = SearchRequest.from_params(params)  # a bad value: one line, exit 2
+    if request.is_empty:
+        raise UserError('give words to search, or a filter: locleg search "moto-táxi" --uf BA')
     with opened(corpus_dir) as corpus:
         ensure_fresh(corpus.store, quiet=as_json or as_jsonl or as_csv)
         if as_jsonl or as_csv:
@@ -119,7 +123,7 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
                        for k, items in result.facets.items()},
             "lookup": {"references": [r.as_json() for r in result.references],
                        "named": result.named},
-            "results": [{"norm_id": h.norm_id, "jurisdiction": {
+            "results": [{"id": h.norm_id, "jurisdiction": {
                 "ibge_code": h.jurisdiction_code, "name": h.jurisdiction, "uf": h.uf},
                 "type_raw": h.type_raw, "type": h.type, "number": h.number, "year": h.year,
                 "date": h.date, "ementa": h.ementa, "ementa_html": str(h.ementa_html),
@@ -127,9 +131,6 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
                 "status": h.status, "urn": h.urn, "cited_by": h.cited_by}
                 for h in result.hits],
         })
-        return
-    if request.is_empty:
-        console.print('Give words to search, e.g. locleg search "moto-táxi" --uf BA')
         return
     if result.references and not result.named:
         typed = ", ".join(printable(r.typed) for r in result.references)
@@ -151,7 +152,11 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
             console.print("   " + _ementa_text(h), highlight=False)
         snippet = " ".join(_snippet_text(h).split())
         if snippet:
-            console.print(f"   [dim]…[/]{snippet}[dim]…[/]", highlight=False)
+            # The snippet says itself where it was cut ("… text …"): dim those marks.
+            lead = "[dim]…[/]" if snippet.startswith("…") else ""
+            tail = "[dim]…[/]" if snippet.endswith("…") and len(snippet) > 1 else ""
+            console.print(f"   {lead}{snippet.removeprefix('…').removesuffix('…')}{tail}",
+                          highlight=False)
     about = "" if result.total_exact else "about "
     console.print(f"{about}{result.total:,} norms match")
 
@@ -208,6 +213,7 @@ def serve(host: str, port: int, refresh_every: float, search_timeout: float,
     from .web import create_app
 
     settings = read_settings(corpus_path(corpus_dir))
+    port_in_use(host, port)  # before anything: the one line, not uvicorn's traceback
     with opened(corpus_dir) as corpus:
         pending = pending_changes(corpus.store)
     if pending > REFRESH_BEFORE_SEARCH:
@@ -217,6 +223,29 @@ def serve(host: str, port: int, refresh_every: float, search_timeout: float,
     shown = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/"
     console.print(f"Serving {settings.folder} at [bold]{shown}[/] (Ctrl-C stops)")
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+
+
+def _can_listen(host: str, port: int) -> bool:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # As uvicorn binds: SO_REUSEADDR, so a port left in TIME_WAIT counts as free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def port_in_use(host: str, port: int) -> None:
+    """UserError naming a free port to use instead when nothing can listen on this one."""
+    if _can_listen(host, port):
+        return
+    free = next((p for p in range(port + 1, min(port + 100, 65536)) if _can_listen(host, p)),
+                None)
+    instead = f": use another, e.g. --port {free}" if free else ": use another with --port"
+    raise UserError(f"cannot listen on {host}:{port}, the port is in use (another `locleg "
+                    f"serve`?){instead} (with make demo: DEMO_PORT={free or 'N'} make demo)")
 
 
 for _command in (search, index, serve):

@@ -8,8 +8,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .dburl import has_password, safe_url, url_without_password
 from .errors import NotACorpus, UserError
-from .store.db import has_password, safe_url, url_without_password
 
 SETTINGS_FILE = "locleg.toml"
 DEFAULT_DB_FILE = "corpus.db"

@@ -118,6 +118,8 @@ class Plan:
     entries: Callable[[], Iterator[Entry]]
     jurisdiction_code: int | None = None  # a folder's; a manifest may name one per row
     skipped: list[tuple[str, str]] = field(default_factory=list)  # a folder's (path, why)
+    # a folder's files whose name gives no number: imported as norms "s/n", and recorded
+    unnumbered: list[str] = field(default_factory=list)
     # (jurisdiction, native_id) of norms named by several rows: later rows fill, never empty
     repeated: set[tuple[int, str]] = field(default_factory=set)
 
@@ -264,14 +266,17 @@ def _folder_entry(folder: str, relative: str, jurisdiction_code: int) -> Entry:
     name = os.fsencode(relative.rsplit("/", 1)[-1]).decode("latin-1") if shown != relative \
         else relative.rsplit("/", 1)[-1]
     type_raw, number, year = infer_from_file_name(name)
+    # A name that gives no number makes a norm "s/n": its file name titles its texto
+    # integral, the one thing that tells such norms apart (and the import records it).
     return Entry(path=os.path.join(folder, relative), relative=shown,
                  jurisdiction_code=jurisdiction_code, native_id=shown, type_raw=type_raw,
-                 number=number, year=year)
+                 number=number, year=year,
+                 title=None if number else storable_path(name))
 
 
 def _plan_folder(folder: str, code: int) -> Plan:
     files, skipped = _folder_files(folder)
-    kept = []
+    kept, unnumbered = [], []
     for relative in files:
         entry = _folder_entry(folder, relative, code)
         refused = [why for table, values in entry.stored_rows()
@@ -280,9 +285,11 @@ def _plan_folder(folder: str, code: int) -> Plan:
             skipped.append((relative, f"its path {refused[0]}"))
         else:
             kept.append(relative)
+            if entry.number is None:
+                unnumbered.append(entry.relative)
     skipped = [(storable_path(relative), why) for relative, why in sorted(skipped)]
     return Plan(folder, len(kept), lambda: (_folder_entry(folder, r, code) for r in kept),
-                code, skipped)
+                code, skipped, unnumbered=unnumbered)
 
 
 # -- manifests ------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from .extract import DEFAULT_LIMITS, ExtractionResult, Limits, extract
 from .extract.limits import human_bytes
 from .extract.result import failed
 from .extract.where import parse_where
+from .lifeline import end_with
 from .store import utcnow
 from .store.schema import document, extraction, norm, record, version
 
@@ -155,8 +156,10 @@ def _batches(corpus: Corpus, statuses: Sequence[str] | None, jurisdiction_code: 
 # --- the worker side --------------------------------------------------------------------------
 
 
-def _start_worker(memory_bytes: int) -> None:
-    """Runs once in each new worker: one OCR thread, and the memory limit of the worker."""
+def _start_worker(memory_bytes: int, command_pid: int) -> None:
+    """Runs once in each new worker: one OCR thread, the memory limit of the worker, and
+    its end with the command's."""
+    end_with(command_pid)  # before the limit: the watching thread needs its stack
     os.environ["OMP_THREAD_LIMIT"] = "1"
     if memory_bytes:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
@@ -221,7 +224,7 @@ def _pool(workers: int, limits: Limits):
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["locleg.extraction", "locleg.extract.ocr"])
     return ProcessPool(max_workers=workers, initializer=_start_worker,
-                       initargs=(limits.memory_bytes,), context=context)
+                       initargs=(limits.memory_bytes, os.getpid()), context=context)
 
 
 def default_workers() -> int:

@@ -20,6 +20,7 @@ from .blobs import BlobStore
 from .corpus import Corpus
 from .dump import Entry, RefusedFile, open_in_dump, plan, storable_path
 from .extract import sniff_media_type
+from .lifeline import end_with
 from .store import utcnow
 
 PLATFORM = "folder"
@@ -36,6 +37,7 @@ class ImportReport:
     removed: int = 0
     sources: list[int] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    unnumbered: list[str] = field(default_factory=list)  # imported as "s/n", and recorded
 
     @property
     def records(self) -> int:
@@ -80,10 +82,16 @@ def import_path(
             report.problems.append(message)
             store.record_problem("import", storable_path(os.path.join(planned.root, relative)),
                                  message, source_id)
+    for relative in planned.unnumbered:
+        message = (f"{relative}: its name gives no number (names like Lei1167-2014.pdf do, "
+                   "or use a manifest): imported as a norm without number (s/n)")
+        report.unnumbered.append(relative)
+        store.record_problem("import", relative, message, source_of(planned.jurisdiction_code))
     # A second process copies the files of the next batch while this one commits the rows
     # of the last: the two cores work at once, with no GIL between them.
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"),
-                             initializer=_init_copier, initargs=(str(corpus.blobs.root),)
+                             initializer=_init_copier,
+                             initargs=(str(corpus.blobs.root), os.getpid())
                              ) as copier:
         in_flight: tuple[list[Entry], Future] | None = None
 
@@ -124,8 +132,9 @@ def import_path(
 _copier_blobs: BlobStore | None = None
 
 
-def _init_copier(root: str) -> None:
+def _init_copier(root: str, command_pid: int) -> None:
     global _copier_blobs
+    end_with(command_pid)
     _copier_blobs = BlobStore(Path(root))
 
 

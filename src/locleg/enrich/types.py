@@ -29,6 +29,8 @@ _SYNONYMS: list[tuple[str, str]] = [
     (r"^deliberacao\b", "deliberacao"),
 ]
 _COMPILED = [(re.compile(p), t) for p, t in _SYNONYMS]
+# Every normalized type, as search filters and the CLI accept them.
+NORM_TYPES: tuple[str, ...] = (*dict.fromkeys(t for _, t in _SYNONYMS), OTHER)
 _NOISE = re.compile(r"\b(municipal|estadual|distrital|federal|n[ºo°]?\.?)\b|[º°.,;:-]")
 
 

@@ -32,6 +32,7 @@ from sqlalchemy.engine import Connection
 
 from ..enrich.numbering import canonical_number
 from ..enrich.status import ALTERED, NONE_KNOWN, REVOKED, REVOKED_IN_PART, SUSPENDED
+from ..params import ibge_code_problem, method_problem, type_problem
 from ..store import Store
 from . import textindex
 from .attributes import attributes_for
@@ -102,15 +103,15 @@ class SearchRequest:
                     f"unknown UF {quoted(uf)}: use a two-letter code such as BA or SP")
             ufs.append(uf.upper())
         jurisdictions = []
-        for code in many("j"):
-            if not _DIGITS["j"].fullmatch(code):
-                raise QueryError(
-                    f"not an IBGE code: {quoted(code)} (e.g. 2918407 for Juazeiro-BA)")
+        for code in many("j"):  # a code that names no jurisdiction would match nothing
+            problem = ibge_code_problem(code)
+            if problem:
+                raise QueryError(problem)
             jurisdictions.append(int(code))
-        for name in ("type", "method"):
-            for value in many(name):
-                if not _SAFE_VALUE.match(value):
-                    raise QueryError(f"not a valid {name}: {quoted(value)}")
+        for name, problem_of in (("type", type_problem), ("method", method_problem)):
+            for value in many(name):  # likewise a type or method that no norm can have
+                if problem := problem_of(value):
+                    raise QueryError(problem)
         numbers = []
         for value in many("number"):
             number = canonical_number(value) if len(value) <= 32 else None

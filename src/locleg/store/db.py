@@ -33,6 +33,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import ArgumentError, OperationalError
 
+from ..dburl import has_password, safe_url, url_without_password  # noqa: F401  (re-exported)
 from ..errors import UserError
 from ..jurisdictions import Jurisdiction, fold
 from .schema import (
@@ -54,28 +55,6 @@ STATUSES = ("pending", "extracted", "empty", "failed")
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-# user:password@ in the authority (a password holds no / ? #), and a password= parameter.
-_USERINFO_PASSWORD = re.compile(r"^([^:/?#]+://[^:/?#@]*):[^/?#]*@")
-_QUERY_PASSWORD = re.compile(r"([?&])password=[^&#]*", re.IGNORECASE)
-
-
-def safe_url(url: str) -> str:
-    """A database URL fit for messages and logs: any password masked, even in a bad URL."""
-    shown = _QUERY_PASSWORD.sub(r"\1password=***", _USERINFO_PASSWORD.sub(r"\1:***@", url))
-    return shown.replace("postgresql+psycopg://", "postgresql://", 1)
-
-
-def url_without_password(url: str) -> str:
-    """The URL with no password at all: what may be written to a file."""
-    base, _, query = _USERINFO_PASSWORD.sub(r"\1@", url).partition("?")
-    kept = [p for p in query.split("&") if p and not p.lower().startswith("password=")]
-    return base + ("?" + "&".join(kept) if kept else "")
-
-
-def has_password(url: str) -> bool:
-    return url_without_password(url) != url
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

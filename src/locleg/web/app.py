@@ -136,6 +136,7 @@ def create_app(settings: Settings, *, refresh_every: float = 0.0,
     app.include_router(router)
 
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(HeadAsGet)
 
     @app.exception_handler(NotFound)
     async def not_found(request: Request, exc: NotFound):
@@ -199,6 +200,38 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+class HeadAsGet:
+    """HEAD on every GET route, once for all (FastAPI routes answer only the methods they
+    list): the request runs as GET, its headers are answered, its body is not sent."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def headers_only(message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                await send(message)
+                # The whole answer, as far as the client is concerned; a stream that keeps
+                # producing (an export) sees its client gone and stops.
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            elif message["type"] != "http.response.body":
+                await send(message)
+
+        async def gone_once_answered():
+            if started:
+                return {"type": "http.disconnect"}
+            return await receive()
+
+        await self.app({**scope, "method": "GET"}, gone_once_answered, headers_only)
 
 
 class JsonSuffix:

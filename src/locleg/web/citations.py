@@ -27,7 +27,10 @@ from .data import (
     _as_date,
     _int_id,
     _json_list,
+    _jurisdiction_code,
     _page_after,
+    jurisdiction_ref,
+    places,
 )
 
 CITATIONS_SHOWN = 200  # a norm's own citations shown on its page
@@ -73,8 +76,9 @@ def norm_refs(conn: Connection, ids: Iterable[int]) -> dict[int, dict]:
             .where(norm.c.id.in_(wanted[start:start + 500]))
         ):
             found[r.id] = {
-                "id": r.id, "url": f"/norm/{r.id}", "jurisdiction_code": r.jurisdiction_code,
-                "jurisdiction": r.name, "uf": r.uf, "type_raw": r.type_raw,
+                "id": r.id, "url": f"/norm/{r.id}",
+                "jurisdiction": jurisdiction_ref(r.jurisdiction_code, r.name, r.uf),
+                "type_raw": r.type_raw,
                 "type": r.type_normalized, "number": r.number, "year": r.year,
                 "date": _as_date(r.date), "urn": r.urn, "status": r.status,
                 "merged_into": r.merged_into}
@@ -244,7 +248,7 @@ def parse_edge_filters(params: dict[str, str | None]) -> dict:
     filters: dict = {}
     j = params.get("j")
     if j:
-        filters["j"] = _int_id(j, "jurisdiction")
+        filters["j"] = _jurisdiction_code(j, parameter=True)
     kind = params.get("kind")
     if kind:
         if kind not in KINDS:
@@ -325,7 +329,7 @@ def citations_page(store: Store, filters: dict, after_text: str | None) -> dict:
         "scope": scope,
         "limit": limit,
         "total": total,
-        "citations": [_edge(r, anchors) for r in rows],
+        "citations": [_edge(r, anchors, places(store).names) for r in rows],
         "next_after": str(next_after) if next_after is not None else None,
     }
 
@@ -351,15 +355,19 @@ def _edge_scope(conn: Connection, filters: dict) -> dict:
     return scope
 
 
-def _edge(r, anchors: dict[int, int]) -> dict:
+def _edge(r, anchors: dict[int, int], names: dict[int, tuple[str, str]]) -> dict:
     return {
         "id": r.id,
-        "from": {"norm_id": r.norm_id, "url": f"/norm/{r.norm_id}",
-                 "jurisdiction_code": r.citing_jurisdiction, "urn": r.citing_urn,
+        "from": {"id": r.norm_id, "url": f"/norm/{r.norm_id}",
+                 "jurisdiction": jurisdiction_ref(r.citing_jurisdiction,
+                                                  *names.get(r.citing_jurisdiction, (None, None))),
+                 "urn": r.citing_urn,
                  "type": r.c_type, "type_raw": r.c_type_raw, "number": r.c_number,
                  "year": r.c_year},
-        "to": {"norm_id": r.target_norm_id, "url": f"/norm/{r.target_norm_id}",
-               "jurisdiction_code": r.cited_jurisdiction, "urn": r.cited_urn,
+        "to": {"id": r.target_norm_id, "url": f"/norm/{r.target_norm_id}",
+               "jurisdiction": jurisdiction_ref(r.cited_jurisdiction,
+                                                *names.get(r.cited_jurisdiction, (None, None))),
+               "urn": r.cited_urn,
                "type": r.t_type, "type_raw": r.t_type_raw, "number": r.t_number,
                "year": r.t_year, "status": r.t_status}
         if r.target_norm_id is not None else None,

@@ -17,6 +17,7 @@ from sqlalchemy import Select, and_, case, func, or_, select
 from sqlalchemy.engine import Connection
 
 from ..jurisdictions import fold
+from ..params import check_method, check_type, ibge_code_problem
 from ..search.engine import UFS
 from ..search.query import quoted
 from ..store import Store, metadata
@@ -101,29 +102,36 @@ class Places:
     uf_codes: dict[str, int]
     municipalities: dict[str, int]
     total: int
+    names: dict[int, tuple[str, str]]  # IBGE code -> (name, UF)
 
 
 @lru_cache(maxsize=8)
 def places(store: Store) -> Places:
     """Cached per store: the IBGE list never changes while a server runs."""
     with store.engine.connect() as conn:
-        names, codes, counts, total = {}, {}, Counter(), 0
+        names, codes, counts, total, every = {}, {}, Counter(), 0, {}
         for code, level, uf, name in conn.execute(
             select(jurisdiction.c.ibge_code, jurisdiction.c.level, jurisdiction.c.uf,
                    jurisdiction.c.name)
         ):
             total += 1
+            every[code] = (name, uf)
             if level == "municipal":
                 counts[uf] += 1
             else:
                 names[uf], codes[uf] = name, code
-    return Places(names, codes, dict(counts), total)
+    return Places(names, codes, dict(counts), total, every)
+
+
+def jurisdiction_ref(code: int, name: str | None, uf: str | None) -> dict:
+    """How every answer names a jurisdiction: one object, the same keys everywhere."""
+    return {"ibge_code": code, "name": name, "uf": uf}
 
 
 def _norm_summary(row) -> dict:
     return {
-        "id": row.id, "jurisdiction_code": row.jurisdiction_code,
-        "jurisdiction": row.name, "uf": row.uf, "type_raw": row.type_raw,
+        "id": row.id, "jurisdiction": jurisdiction_ref(row.jurisdiction_code, row.name, row.uf),
+        "type_raw": row.type_raw,
         "type": row.type_normalized, "number": row.number, "year": row.year,
         "date": _as_date(row.date), "ementa": row.ementa, "status": row.status,
     }
@@ -156,10 +164,16 @@ def _sources_of(conn: Connection, codes: list[int]) -> dict[int, list[dict]]:
     found: dict[int, list[dict]] = {}
     if not codes:
         return found
-    for r in conn.execute(select(source).where(source.c.jurisdiction_code.in_(codes))
+    for r in conn.execute(_source_query().where(source.c.jurisdiction_code.in_(codes))
                           .order_by(source.c.id)).mappings():
         found.setdefault(r["jurisdiction_code"], []).append(source_view(r))
     return found
+
+
+def _source_query() -> Select:
+    """Sources with the name and UF of their jurisdiction, as source_view reads them."""
+    return (select(source, jurisdiction.c.name.label("jurisdiction_name"), jurisdiction.c.uf)
+            .join(jurisdiction, jurisdiction.c.ibge_code == source.c.jurisdiction_code))
 
 
 def source_view(r) -> dict:
@@ -174,7 +188,10 @@ def source_view(r) -> dict:
     if due is not None and due.tzinfo is None:
         due = due.replace(tzinfo=UTC)
     return {
-        "id": r["id"], "jurisdiction_code": r["jurisdiction_code"], "platform": r["platform"],
+        "id": r["id"],
+        "jurisdiction": jurisdiction_ref(r["jurisdiction_code"], r["jurisdiction_name"],
+                                         r["uf"]),
+        "platform": r["platform"],
         "base_url": public_url(r["base_url"]), "created_at": r["created_at"],
         "last_run_at": r["last_run_at"], "last_success_at": r["last_success_at"],
         "last_error": r["last_error"], "next_due_at": r["next_due_at"],
@@ -364,6 +381,10 @@ def parse_listing_filters(params: dict[str, list[str]]) -> dict[str, str]:
             raise BadRequest("text is 'yes' or 'no'")
         if name == "year" and not _YEAR.fullmatch(value):
             raise BadRequest("year is a year such as 2011, or 'none'")
+        if name == "type":
+            check_type(value)
+        if name == "method":
+            check_method(value)
         filters[name] = value
     statuses = [v for v in params.get("status", []) if v]
     if statuses:
@@ -438,9 +459,20 @@ def _listing(conn: Connection, code: int, filters: dict[str, str],
     return {"norms": norms, "next_after": next_after}
 
 
+def _jurisdiction_code(text: str, parameter: bool = False) -> int:
+    """An IBGE code from a path (NotFound when it is not one) or a parameter (BadRequest
+    when malformed; NotFound when well formed but no jurisdiction's), saying what is wrong."""
+    problem = ibge_code_problem(text)
+    if problem and parameter and not problem.startswith("no jurisdiction"):
+        raise BadRequest(problem)
+    if problem:
+        raise NotFound(problem)
+    return int(text)
+
+
 def jurisdiction_page(store: Store, code_text: str, filters: dict[str, str],
                       after: tuple[int, int] | None) -> dict:
-    code = _int_id(code_text, "jurisdiction")
+    code = _jurisdiction_code(code_text)
     p = places(store)
     with store.engine.connect() as conn:
         j = conn.execute(select(jurisdiction).where(jurisdiction.c.ibge_code == code)
@@ -625,7 +657,7 @@ def norm_page(store: Store, norm_id_text: str) -> dict:
         rows = conn.execute(select(record).where(record.c.norm_id == norm_id)
                             .order_by(record.c.id)).mappings().all()
         sources = {r["id"]: r for r in conn.execute(
-            select(source).where(source.c.id.in_({r["source_id"] for r in rows}))).mappings()}
+            _source_query().where(source.c.id.in_({r["source_id"] for r in rows}))).mappings()}
         records = [_record_view(r, sources[r["source_id"]]) for r in rows]
         record_ids = [r["id"] for r in records]
         docs = _documents(conn, record_ids, NORM_PAGES_SHOWN)
@@ -722,7 +754,9 @@ def document_page(store: Store, document_id_text: str, page_after: int = 0) -> d
         doc = docs[0]
         n = conn.execute(_summary_query().where(norm.c.id == doc["norm_id"])).one()
     next_page = doc["pages"][-1]["number"] if doc["more_pages"] else None
-    return {"document": doc, "norm": _norm_summary(n), "next_page_after": next_page}
+    return {"document": doc, "norm": _norm_summary(n),
+            "next_after": str(next_page) if next_page else None,
+            "next": f"/document/{document_id}?after={next_page}" if next_page else None}
 
 
 def original_of(store: Store, kind: str, id_text: str) -> dict:
@@ -780,7 +814,7 @@ def _file_stem(row) -> str:
 
 
 def quality_page(store: Store, code_text: str | None, after_text: str | None) -> dict:
-    code = _int_id(code_text, "jurisdiction") if code_text else None
+    code = _jurisdiction_code(code_text, parameter=True) if code_text else None
     after = _page_after(after_text)
     with store.engine.connect() as conn:
         scope_name = None
@@ -817,7 +851,11 @@ def quality_page(store: Store, code_text: str | None, after_text: str | None) ->
             query = query.where(norm.c.jurisdiction_code == code)
         if after is not None:
             query = query.where(extraction.c.version_id < after)
-        failures = [dict(r) for r in conn.execute(query).mappings()]
+        failures = []
+        for r in conn.execute(query).mappings():
+            failure = {k: v for k, v in r.items() if k not in ("ibge_code", "name", "uf")}
+            failure["jurisdiction"] = jurisdiction_ref(r["ibge_code"], r["name"], r["uf"])
+            failures.append(failure)
     more = len(failures) > FAILURES_PAGE
     failures = failures[:FAILURES_PAGE]
     flag = f" --jurisdiction {code}" if code is not None else ""
@@ -849,9 +887,7 @@ def sources_page(store: Store, after_text: str | None = None) -> dict:
     after = _page_after(after_text) or 0
     with store.engine.connect() as conn:
         rows = conn.execute(
-            select(source, jurisdiction.c.name, jurisdiction.c.uf,
-                   search_place.c.norms, search_place.c.documents)
-            .join(jurisdiction, jurisdiction.c.ibge_code == source.c.jurisdiction_code)
+            _source_query().add_columns(search_place.c.norms, search_place.c.documents)
             .outerjoin(search_place,
                        search_place.c.jurisdiction_code == source.c.jurisdiction_code)
             .where(source.c.id > after)
@@ -866,8 +902,7 @@ def sources_page(store: Store, after_text: str | None = None) -> dict:
         )).one()
     more = len(rows) > SOURCES_PAGE
     rows = rows[:SOURCES_PAGE]
-    sources = [{**source_view(r), "jurisdiction": r["name"], "uf": r["uf"],
-                "jurisdiction_norms": int(r["norms"] or 0),
+    sources = [{**source_view(r), "jurisdiction_norms": int(r["norms"] or 0),
                 "jurisdiction_documents": int(r["documents"] or 0)} for r in rows]
     health = {"ok": total - never - failing, "failing": failing, "never run": never}
     return {"sources": sources, "health": {k: v for k, v in health.items() if v},

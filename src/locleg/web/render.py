@@ -78,10 +78,34 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+# Links that continue a list (its next page, the rest of it, all of it): in a JSON answer
+# they lead to the JSON twin, so that a client follows them as they are.
+PAGE_LINKS = frozenset({"next", "more", "all"})
+
+
+def json_twin(path: str) -> str:
+    """'/search?q=x' -> '/search.json?q=x'; '/' -> '/index.json'."""
+    base, mark, query = path.partition("?")
+    if base.endswith(".json"):
+        return path
+    base = "/index" if base in ("", "/") else base.rstrip("/")
+    return f"{base}.json{mark}{query}"
+
+
+def json_links(value: Any) -> Any:
+    """The data with every page link (PAGE_LINKS) pointing at its JSON twin."""
+    if isinstance(value, dict):
+        return {k: json_twin(v) if k in PAGE_LINKS and isinstance(v, str)
+                and v.startswith("/") else json_links(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_links(v) for v in value]
+    return value
+
+
 def respond(request: Request, template: str, data: dict, status: int = 200,
             **context: Any) -> Response:
     if wants_json(request):
-        return JSONResponse(jsonable(data), status_code=status)
+        return JSONResponse(json_links(jsonable(data)), status_code=status)
     with i18n.rendering(i18n.page_for(request)) as page:
         response = templates.TemplateResponse(request, template, {"data": data, **context},
                                               status_code=status)

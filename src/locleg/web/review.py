@@ -51,7 +51,7 @@ def _record_columns() -> list:
 
 def _record_row(r) -> dict:
     return {
-        "record_id": r["id"], "norm_id": r["norm_id"], "native_id": r["native_id"],
+        "id": r["id"], "norm_id": r["norm_id"], "native_id": r["native_id"],
         "type_raw": r["type_raw"], "number": r["number"], "year": r["year"],
         "date": _as_date(r["date"]), "url": r["url"],
         "jurisdiction": {"ibge_code": r["jurisdiction_code"], "name": r["jurisdiction_name"],
@@ -182,5 +182,5 @@ def _name_norms(conn: Connection, items: list[dict]) -> None:
     refs = norm_refs(conn, [n for i in items for n in i["norm_ids"]])
     for item in items:
         item["norms"] = [refs[n] for n in item["norm_ids"] if n in refs]
-        item["jurisdictions"] = sorted({n["jurisdiction_code"] for n in item["norms"]})
+        item["jurisdictions"] = sorted({n["jurisdiction"]["ibge_code"] for n in item["norms"]})
         del item["norm_ids"]

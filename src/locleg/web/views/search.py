@@ -12,6 +12,7 @@ from fastapi.responses import StreamingResponse
 from ...enrich.status import STATUS_LABELS
 from ...search import (
     Budget,
+    QueryError,
     SearchRequest,
     SearchResult,
     csv_lines,
@@ -20,6 +21,7 @@ from ...search import (
     pending_changes,
     search,
 )
+from ...search.query import quoted
 from ..client import budget_for, run_for, stream_for
 from ..render import METHOD_LABELS, respond, type_label, url
 
@@ -29,7 +31,8 @@ _DESCRIPTIONS = {
     "q": "words; \"exact phrase\", prefix*, AND, OR, NOT (or -word), parentheses",
     "uf": "UF code, repeatable (OR)", "j": "IBGE code of a jurisdiction, repeatable (OR)",
     "type": "LexML type (lei, decreto, ...), repeatable", "year_from": "first year",
-    "year_to": "last year", "method": "extraction method (ocr, text, html, ...), repeatable",
+    "year_to": "last year", "year": "one year (year_from and year_to alike)",
+    "method": "extraction method (ocr, text, html, ...), repeatable",
     "min_confidence": "lowest OCR confidence of the norm's documents, 0..1",
     "text": "'yes': only norms with text, 'no': only those without",
     "number": "norm number, repeatable (OR): 2199, 2.199 and 02199 alike; 12-A is not 12",
@@ -44,6 +47,14 @@ def _request(request: Request) -> SearchRequest:
     params: dict[str, list[str]] = {}
     for key, value in request.query_params.multi_items():
         params.setdefault(key, []).append(value)
+    # `year`, as the jurisdiction pages name it, is the range of that one year here.
+    years = [v.strip() for v in params.pop("year", []) if v.strip()]
+    if years:
+        if len(set(years)) > 1 or params.get("year_from") or params.get("year_to"):
+            raise QueryError("give one year, or a range with year_from and year_to")
+        if not years[0].isascii() or not years[0].isdigit():
+            raise QueryError(f"year is a year such as 2011, not {quoted(years[0])}")
+        params["year_from"] = params["year_to"] = [years[0]]
     return SearchRequest.from_params(params)
 
 
@@ -115,7 +126,7 @@ def page_data(request: Request, r: SearchRequest, result: SearchResult) -> dict:
         "lookup": {"references": [ref.as_json() for ref in result.references],
                    "named": result.named},
         "results": [{
-            "norm_id": h.norm_id, "url": f"/norm/{h.norm_id}",
+            "id": h.norm_id, "url": f"/norm/{h.norm_id}",
             "jurisdiction": {"ibge_code": h.jurisdiction_code, "name": h.jurisdiction,
                              "uf": h.uf},
             "type_raw": h.type_raw, "type": h.type, "number": h.number, "year": h.year,
@@ -124,6 +135,7 @@ def page_data(request: Request, r: SearchRequest, result: SearchResult) -> dict:
             "status": h.status, "status_label": STATUS_LABELS.get(h.status, h.status),
             "urn": h.urn, "cited_by": h.cited_by,
         } for h in result.hits],
+        "next_after": result.next_after,
         "next": url("/search", r.to_params(after=result.next_after))
         if result.next_after else None,
         "sort_urls": {s: url("/search", replace(r, sort=s).to_params())
@@ -144,6 +156,7 @@ async def search_page(
     type: Annotated[list[str] | None, Query(description=_DESCRIPTIONS["type"])] = None,
     year_from: Annotated[str | None, Query(description=_DESCRIPTIONS["year_from"])] = None,
     year_to: Annotated[str | None, Query(description=_DESCRIPTIONS["year_to"])] = None,
+    year: Annotated[str | None, Query(description=_DESCRIPTIONS["year"])] = None,
     method: Annotated[list[str] | None, Query(description=_DESCRIPTIONS["method"])] = None,
     min_confidence: Annotated[str | None,
                               Query(description=_DESCRIPTIONS["min_confidence"])] = None,
