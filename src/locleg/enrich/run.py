@@ -23,6 +23,7 @@ from sqlalchemy.engine import Connection
 from ..blobs import BlobError
 from ..corpus import Corpus
 from ..store import utcnow
+from ..store.db import queue_batch
 from ..store.schema import (
     citation,
     document,
@@ -78,14 +79,7 @@ def enrich(corpus: Corpus, *, batch: int = BATCH, reread: bool = True,
                                   .order_by(enrich_queue.c.id).limit(batch * 4)).all()
         if not queued:
             break
-        norm_ids: list[int] = []
-        queue_ids: list[int] = []
-        for queue_id, norm_id in queued:
-            if norm_id not in norm_ids:
-                if len(norm_ids) >= batch:
-                    break
-                norm_ids.append(norm_id)
-            queue_ids.append(queue_id)
+        norm_ids, queue_ids = queue_batch(queued, batch)
         reading = _read(corpus, norm_ids, report, reread)
         with corpus.store.transaction() as conn:
             _write(conn, reading, report)

@@ -22,6 +22,7 @@ from sqlalchemy.engine import Connection
 
 from ..enrich.status import NONE_KNOWN
 from ..store import Store, utcnow
+from ..store.db import queue_batch
 from ..store.schema import document, extraction, jurisdiction, norm, page, record, version
 from ..store.search_schema import search_facet, search_norm, search_place, search_queue
 from . import textindex
@@ -79,14 +80,7 @@ def refresh_index(store: Store, *, batch: int = BATCH, commit_every: int = COMMI
                 ).all()
                 if not queued:
                     break
-                norm_ids: list[int] = []
-                queue_ids: list[int] = []
-                for queue_id, norm_id in queued:
-                    if norm_id not in norm_ids:
-                        if len(norm_ids) >= batch:
-                            break
-                        norm_ids.append(norm_id)
-                    queue_ids.append(queue_id)
+                norm_ids, queue_ids = queue_batch(queued, batch)
                 last_read = queue_ids[-1]
                 entries, rows = _entries(conn, norm_ids)
             textindex.write(writer, norm_ids, entries)

@@ -250,13 +250,18 @@ def _term(field: str, value: object) -> Query:
     return Query.term_query(SCHEMA, field, value)
 
 
-def _should(queries: Iterable[Query]) -> Query | None:
+def _joined(queries: Iterable[Query | None], occur: Occur) -> Query | None:
+    """The queries given (None left out) joined by `occur`; one alone as it is."""
     kept = [q for q in queries if q is not None]
     if not kept:
         return None
     if len(kept) == 1:
         return kept[0]
-    return Query.boolean_query([(Occur.Should, q) for q in kept])
+    return Query.boolean_query([(occur, q) for q in kept])
+
+
+def _should(queries: Iterable[Query | None]) -> Query | None:
+    return _joined(queries, Occur.Should)
 
 
 def _boost(query: Query, boost: float) -> Query:
@@ -326,12 +331,7 @@ def compile_words(node: Node | None) -> Query | None:
             return None
         return _should(parts)
     assert isinstance(node, All)
-    kept = [p for p in parts if p is not None]
-    if not kept:
-        return None
-    if len(kept) == 1:
-        return kept[0]
-    return Query.boolean_query([(Occur.Must, p) for p in kept])
+    return _joined(parts, Occur.Must)
 
 
 def filter_query(*, ufs: Sequence[str] = (), jurisdictions: Sequence[int] = (),

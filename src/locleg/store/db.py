@@ -98,6 +98,21 @@ def _alembic_config(conn: Connection) -> Config:
     return cfg
 
 
+def queue_batch(queued: Iterable[tuple[int, int]], size: int) -> tuple[list[int], list[int]]:
+    """From queue rows (id, norm id) in id order: the first `size` distinct norms, and the ids
+    of every row read up to the first row of a norm beyond them (a norm queued twice is
+    taken once, and both its rows go)."""
+    norm_ids: list[int] = []
+    queue_ids: list[int] = []
+    for queue_id, norm_id in queued:
+        if norm_id not in norm_ids:
+            if len(norm_ids) >= size:
+                break
+            norm_ids.append(norm_id)
+        queue_ids.append(queue_id)
+    return norm_ids, queue_ids
+
+
 class Store:
     """Persistence of a corpus: jurisdictions, sources, norms, documents, versions, extractions."""
 
