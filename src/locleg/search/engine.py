@@ -44,10 +44,10 @@ from .snippets import EMENTA_SHOWN, WINDOW, Highlighter
 from .text import MARK_END, MARK_START
 
 PAGE = 20
-# Facets are counted over every match up to this many matches (about 10 ms of Tantivy's
+# Facets are counted over every match up to this many matches (5-10 ms of Tantivy's
 # terms aggregation on two cores); beyond, over the norms of enough sample classes to count
 # about as many, scaled up: an estimate, and the result says so.
-FACETS_EXACT_UP_TO = 100_000
+FACETS_EXACT_UP_TO = 50_000
 # A relevance page reaches at most this deep (500 pages of 20); newest-first reaches all.
 MAX_DEPTH = 10_000
 UFS = ("AC", "AL", "AM", "AP", "BA", "CE", "DF", "ES", "GO", "MA", "MG", "MS", "MT", "PA",
