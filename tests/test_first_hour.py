@@ -108,7 +108,7 @@ def test_interrupting_the_demo_harvest_ends_its_fixture_server(tmp_path):
     pidfile = tmp_path / "c" / "sapl.pid"
     make = subprocess.Popen(
         ["make", "--no-print-directory", "demo-harvest", f"DEMO={tmp_path / 'c'}",
-         f"DEMO_SAPL_PORT={port}", "DEMO_SAPL_DELAY=2", f"BIN={Path(sys.executable).parent}"],
+         f"DEMO_SAPL_PORT={port}", "DEMO_SAPL_DELAY=5", f"BIN={Path(sys.executable).parent}"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True)
     server = None
