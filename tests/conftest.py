@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from locleg.corpus import init_corpus
+from locleg.corpus import Corpus, init_corpus
 from tests.pgserver import PostgresServer
 
 BACKENDS = ["sqlite", "postgresql"]
@@ -48,6 +48,16 @@ def database_url(backend, request) -> str | None:
         return None
     server = request.getfixturevalue("pg_server")
     return server.create_database(f"t{os.getpid()}_{next(_databases)}")
+
+
+def module_corpus(request, tmp_path_factory, name: str) -> tuple[Corpus, str | None]:
+    """A new corpus for a module-scoped fixture parametrized by BACKENDS, and its database
+    URL: SQLite in its folder (None), or a fresh database of the suite's PostgreSQL server."""
+    url = None
+    if request.param == "postgresql":
+        server = request.getfixturevalue("pg_server")
+        url = server.create_database(f"{name}{os.getpid()}_{next(_databases)}")
+    return init_corpus(tmp_path_factory.mktemp(name) / "corpus", url), url
 
 
 @pytest.fixture

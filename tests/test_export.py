@@ -25,7 +25,7 @@ from locleg.corpus import init_corpus
 from locleg.export import export_release, make_options
 from locleg.export.release import PROGRESS, STAGING
 from locleg.store import utcnow
-from tests.conftest import BACKENDS, run_cli
+from tests.conftest import BACKENDS, module_corpus, run_cli
 from tests.explorer_fixtures import (
     JUAZEIRO,
     PETROLINA,
@@ -37,18 +37,12 @@ from tests.explorer_fixtures import (
     build_explorer_corpus,
 )
 
-_databases = iter(range(10_000))
-
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def built(request, tmp_path_factory):
     """The explorer corpus (with its legal life) on each backend, and a Parquet release of
     it with text in its exports folder."""
-    url = None
-    if request.param == "postgresql":
-        server = request.getfixturevalue("pg_server")
-        url = server.create_database(f"exp{os.getpid()}_{next(_databases)}")
-    corpus = init_corpus(tmp_path_factory.mktemp("export") / "corpus", url)
+    corpus, url = module_corpus(request, tmp_path_factory, "export")
     ec = build_explorer_corpus(corpus, legal_life=True)
     ec.env = {"LOCLEG_DATABASE_URL": url} if url else {}
     ec.release = corpus.folder / "exports" / "full"

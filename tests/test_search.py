@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
 import threading
 import time
@@ -36,7 +35,7 @@ from locleg.search.query import All, Any_, Except, Phrase, Word, with_joined_wor
 from locleg.search.snippets import WINDOW, Highlighter
 from locleg.search.text import MARK_END, MARK_START, joined_variants
 from locleg.store import utcnow
-from tests.conftest import BACKENDS, run_cli
+from tests.conftest import BACKENDS, module_corpus, run_cli
 from tests.explorer_fixtures import (
     BIG_TEXT_WORD,
     FORMULAS,
@@ -49,17 +48,11 @@ from tests.explorer_fixtures import (
 )
 from tests.lookup_fixtures import LOOKUPS, build_lookup_corpus
 
-_databases = iter(range(10_000))
-
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def explorer(request, tmp_path_factory):
     """The explorer corpus, built once per backend for the read-only tests of this module."""
-    url = None
-    if request.param == "postgresql":
-        server = request.getfixturevalue("pg_server")
-        url = server.create_database(f"search{os.getpid()}_{next(_databases)}")
-    corpus = init_corpus(tmp_path_factory.mktemp("explorer") / "corpus", url)
+    corpus, url = module_corpus(request, tmp_path_factory, "explorer")
     built = build_explorer_corpus(corpus)
     yield built
     corpus.close()
@@ -510,11 +503,7 @@ BOUND_S = 10.0
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def big_texts(request, tmp_path_factory):
-    url = None
-    if request.param == "postgresql":
-        server = request.getfixturevalue("pg_server")
-        url = server.create_database(f"big{os.getpid()}_{next(_databases)}")
-    corpus = init_corpus(tmp_path_factory.mktemp("big") / "corpus", url)
+    corpus, url = module_corpus(request, tmp_path_factory, "big")
     built = build_big_text_corpus(corpus)
     yield built
     corpus.close()
@@ -703,11 +692,7 @@ def test_search_command_csv_neutralises_formulas(corpus):
 @pytest.fixture(scope="module", params=BACKENDS)
 def lookup(request, tmp_path_factory):
     """The lookup corpus (tests/lookup_fixtures.py), enriched and indexed, once per backend."""
-    url = None
-    if request.param == "postgresql":
-        server = request.getfixturevalue("pg_server")
-        url = server.create_database(f"lookup{os.getpid()}_{next(_databases)}")
-    corpus = init_corpus(tmp_path_factory.mktemp("lookup") / "corpus", url)
+    corpus, url = module_corpus(request, tmp_path_factory, "lookup")
     built = build_lookup_corpus(corpus)
     yield built
     corpus.close()

@@ -26,7 +26,7 @@ from locleg.store import utcnow
 from locleg.web import data as web_data
 from locleg.web.client import run_for
 from locleg.web.views.documents import served_type
-from tests.conftest import BACKENDS
+from tests.conftest import BACKENDS, module_corpus
 from tests.explorer_fixtures import (
     ALTERS_SENTENCE,
     BIG_TEXT_WORD,
@@ -49,7 +49,6 @@ from tests.explorer_fixtures import (
 )
 from tests.seed000_text import PAGES
 
-_databases = iter(range(10_000))
 # These tests read the pages in English, the catalogue's source strings;
 # tests/test_web_i18n.py reads them in pt-BR, the default.
 ENGLISH = {"Accept-Language": "en"}
@@ -58,11 +57,7 @@ ENGLISH = {"Accept-Language": "en"}
 @pytest.fixture(scope="module", params=BACKENDS)
 def site(request, tmp_path_factory):
     """The explorer corpus served over HTTP, once per backend for this module."""
-    url = None
-    if request.param == "postgresql":
-        server = request.getfixturevalue("pg_server")
-        url = server.create_database(f"web{os.getpid()}_{next(_databases)}")
-    corpus = init_corpus(tmp_path_factory.mktemp("site") / "corpus", url)
+    corpus, url = module_corpus(request, tmp_path_factory, "site")
     built = build_explorer_corpus(corpus, legal_life=True)
     with LiveServer(corpus) as live, httpx.Client(base_url=live.url, timeout=30,
                                                   headers=ENGLISH) as client:
@@ -1211,11 +1206,7 @@ BOUND_S = 10.0
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def big_site(request, tmp_path_factory):
-    url = None
-    if request.param == "postgresql":
-        server = request.getfixturevalue("pg_server")
-        url = server.create_database(f"bigweb{os.getpid()}_{next(_databases)}")
-    corpus = init_corpus(tmp_path_factory.mktemp("bigsite") / "corpus", url)
+    corpus, url = module_corpus(request, tmp_path_factory, "bigsite")
     built = build_big_text_corpus(corpus, texts=4)
     with LiveServer(corpus) as live, httpx.Client(base_url=live.url, timeout=120,
                                                   headers=ENGLISH) as client:

@@ -4,7 +4,6 @@ operator details on public pages; a demo corpus that says so; downloads named fo
 
 from __future__ import annotations
 
-import os
 import re
 from io import BytesIO
 from pathlib import Path
@@ -21,7 +20,7 @@ from locleg.config import read_settings
 from locleg.corpus import init_corpus
 from locleg.web.links import public_text, shown_address
 from locleg.web.reflow import paragraphs
-from tests.conftest import BACKENDS
+from tests.conftest import BACKENDS, module_corpus
 from tests.explorer_fixtures import (
     FOLDER_JUAZEIRO,
     IMPORT_FOLDER,
@@ -36,16 +35,11 @@ ROOT = Path(__file__).parent.parent
 WEB = ROOT / "src" / "locleg" / "web"
 PO = WEB / "locale" / "pt_BR" / "LC_MESSAGES" / "messages.po"
 MO = PO.with_suffix(".mo")
-_databases = iter(range(10_000))
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def site(request, tmp_path_factory):
-    url = None
-    if request.param == "postgresql":
-        server = request.getfixturevalue("pg_server")
-        url = server.create_database(f"webi18n{os.getpid()}_{next(_databases)}")
-    corpus = init_corpus(tmp_path_factory.mktemp("i18n") / "corpus", url)
+    corpus, url = module_corpus(request, tmp_path_factory, "i18n")
     built = build_explorer_corpus(corpus, legal_life=True)
     with LiveServer(corpus) as live, httpx.Client(base_url=live.url, timeout=30) as client:
         built.client = client
