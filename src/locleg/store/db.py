@@ -150,6 +150,11 @@ class Store:
         except OperationalError as e:
             # psycopg says where and why on the first line, then a hint: keep both, on one line.
             reason = " ".join(str(e.orig or e).split())
+            if "could not write init file" in reason:
+                # PostgreSQL rewrites a cache file in the database's folder on connecting,
+                # so a database on a full disk refuses new sessions until space is freed.
+                raise UserError("disk full while writing the PostgreSQL database: free space "
+                                "and run the command again; nothing stored was lost") from None
             raise UserError(f"cannot reach the database {safe_url(url)}: {reason}") from None
         store = cls(engine, folder)
         if migrate:
