@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import duckdb
 import httpx
@@ -431,3 +431,38 @@ def test_since_makes_an_incremental_release(built, tmp_path):
     assert norms["ementa"][0].endswith("e turismo.")
     assert report.tables["records"] == 1
     assert "**incremental**" in (changed / "README.md").read_text()
+
+
+def test_columns_null_for_a_whole_batch_keep_their_type(backend, database_url, tmp_path):
+    """ADBC's SQLite driver types a column from its first batch: a column null there must
+    still take the strings, floats and times of later batches."""
+    import pyarrow as pa
+    from sqlalchemy import Column, DateTime, Float, Integer, MetaData, Table, Text, select
+
+    from locleg.export.reading import snapshot
+    from locleg.store import Store
+
+    store = Store.open(database_url or f"sqlite:///{tmp_path / 'typing.db'}", migrate=False)
+    meta = MetaData()
+    table = Table("typing_probe", meta, Column("id", Integer, primary_key=True),
+                  Column("word", Text), Column("score", Float),
+                  Column("at", DateTime(timezone=True)))
+    meta.create_all(store.engine)
+    later = datetime(2026, 11, 29, 12, 30, tzinfo=UTC)
+    rows = [{"id": i, "word": None, "score": None, "at": None} for i in range(1, 6)]
+    rows.append({"id": 6, "word": "Lei nº 1", "score": 0.25, "at": later})
+    with store.engine.begin() as conn:
+        conn.execute(table.insert(), rows)
+    schema = pa.schema([("id", pa.int64()), ("word", pa.string()), ("score", pa.float64()),
+                        ("at", pa.timestamp("us", tz="UTC"))])
+    query = select(table.c.id, table.c.word, table.c.score, table.c.at)
+    try:
+        with snapshot(store.engine) as snap:
+            batches = list(snap.batches(query.where(table.c.at.is_(None) | (table.c.at >= later)),
+                                        schema, rows=2))
+    finally:
+        store.close()
+    got = pa.Table.from_batches(batches).to_pylist()
+    assert [r["id"] for r in got] == [1, 2, 3, 4, 5, 6]
+    assert got[-1] == {"id": 6, "word": "Lei nº 1", "score": 0.25, "at": later}
+    assert all(batch.schema == schema for batch in batches)

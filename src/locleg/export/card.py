@@ -24,8 +24,9 @@ def _add(into: dict, counts: dict) -> None:
         into[k] = into.get(k, 0) + v
 
 
-def gather(stats: dict, table: str, batch: pa.Table) -> None:
+def gather(stats: dict, table: str, batch: pa.RecordBatch) -> None:
     """Add a batch's figures to `stats[table]` (plain JSON values, kept across resumes)."""
+    batch = pa.Table.from_batches([batch])
     s = stats.setdefault(table, {"rows": 0})
     s["rows"] += batch.num_rows
     _add(s.setdefault("by_uf", {}), _counts(batch.column("uf")))

@@ -17,20 +17,19 @@ import re
 import shutil
 import time
 from collections.abc import Callable
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from datetime import time as dtime
 from pathlib import Path
 
 from sqlalchemy import func, select
-from sqlalchemy.engine import Connection
 
 from .. import __version__
 from ..corpus import Corpus
 from ..errors import UserError
 from ..store.schema import jurisdiction
 from . import card
+from .reading import Snapshot, snapshot
 from .tables import READERS, TABLES, Scope, corpus_state
 from .writers import FORMATS, TableWriter, WrittenFile, lean_memory_pool, staged_name
 
@@ -177,25 +176,6 @@ def _fsync_file(path: Path) -> None:
         os.close(fd)
 
 
-@contextmanager
-def _snapshot(corpus: Corpus):
-    """One connection that sees the corpus as it was when the export began, whatever is
-    written meanwhile (a read transaction on SQLite's WAL; REPEATABLE READ on PostgreSQL)."""
-    engine = corpus.store.engine
-    if engine.dialect.name == "postgresql":
-        with engine.connect().execution_options(isolation_level="REPEATABLE READ",
-                                                postgresql_readonly=True) as conn:
-            with conn.begin():
-                yield conn
-        return
-    with engine.connect() as conn:
-        conn.exec_driver_sql("BEGIN")
-        try:
-            yield conn
-        finally:
-            conn.exec_driver_sql("ROLLBACK")
-
-
 # -- the export -----------------------------------------------------------------------------
 
 
@@ -211,8 +191,8 @@ def export_release(corpus: Corpus, folder: Path, options: ExportOptions,
     started = time.monotonic()
     report = ExportReport(folder)
     tables = [t for t in TABLES if options.with_text or not t.text]
-    with _snapshot(corpus) as conn:
-        state = corpus_state(conn)
+    with snapshot(corpus.store.engine) as snap:
+        state = corpus_state(snap)
         identity = {"options": options.as_json(), "state": state}
         progress = _read_json(folder / PROGRESS)
         manifest = _read_json(folder / "manifest.json")
@@ -231,7 +211,7 @@ def export_release(corpus: Corpus, folder: Path, options: ExportOptions,
         (folder / "manifest.json").unlink(missing_ok=True)
         _atomic_write(folder / PROGRESS, json.dumps(progress).encode())
         scope = Scope(options.ufs, options.jurisdictions, options.since)
-        empty_uf = (options.ufs or _ufs_of(conn, options.jurisdictions) or ("AC",))[0]
+        empty_uf = (options.ufs or _ufs_of(snap, options.jurisdictions) or ("AC",))[0]
         for index, spec in enumerate(tables):
             if spec.name in progress["done"]:
                 report.resumed.append(spec.name)
@@ -239,15 +219,15 @@ def export_release(corpus: Corpus, folder: Path, options: ExportOptions,
             if on_table:
                 on_table(spec.name, index)
             with lean_memory_pool():
-                files, stats = _write_table(conn, folder, spec, options.format, scope,
+                files, stats = _write_table(snap, folder, spec, options.format, scope,
                                             empty_uf, on_rows)
             progress["done"][spec.name] = [f.__dict__ for f in files]
             progress["stats"][spec.name] = stats
             _atomic_write(folder / PROGRESS, json.dumps(progress).encode())
-        municipalities = dict(conn.execute(
+        municipalities = dict(snap.all(
             select(jurisdiction.c.uf, func.count()).where(jurisdiction.c.level == "municipal")
-            .group_by(jurisdiction.c.uf)).all())
-        total = conn.scalar(select(func.count()).select_from(jurisdiction))
+            .group_by(jurisdiction.c.uf)))
+        total = snap.scalar(select(func.count()).select_from(jurisdiction))
         schema = sorted(corpus.store.schema_revisions())
     files = {name: [WrittenFile(**f) for f in done] for name, done in progress["done"].items()}
     manifest = {
@@ -282,7 +262,7 @@ def export_release(corpus: Corpus, folder: Path, options: ExportOptions,
     return report
 
 
-def _write_table(conn: Connection, folder: Path, spec, fmt: str, scope: Scope,
+def _write_table(snap: Snapshot, folder: Path, spec, fmt: str, scope: Scope,
                  empty_uf: str, on_rows) -> tuple[list[WrittenFile], dict]:
     staging = folder / STAGING
     staging.mkdir(parents=True, exist_ok=True)
@@ -291,12 +271,11 @@ def _write_table(conn: Connection, folder: Path, spec, fmt: str, scope: Scope,
     writer = TableWriter(spec, fmt, staging)
     stats: dict = {}
     try:
-        for rows in READERS[spec.name](conn, scope):
-            batch = writer.add(rows)
-            if batch is not None:
-                card.gather(stats, spec.name, batch)
-                if on_rows:
-                    on_rows(len(rows))
+        for batch in READERS[spec.name](snap, scope):
+            writer.add(batch)
+            card.gather(stats, spec.name, batch)
+            if on_rows:
+                on_rows(batch.num_rows)
         files = writer.finish(empty_uf)
     except BaseException:
         writer.abandon()
@@ -315,11 +294,11 @@ def _write_table(conn: Connection, folder: Path, spec, fmt: str, scope: Scope,
     return files, stats.get(spec.name, {"rows": 0})
 
 
-def _ufs_of(conn: Connection, codes: tuple[int, ...]) -> tuple[str, ...]:
+def _ufs_of(snap: Snapshot, codes: tuple[int, ...]) -> tuple[str, ...]:
     if not codes:
         return ()
-    return tuple(sorted(set(conn.scalars(select(jurisdiction.c.uf)
-                                         .where(jurisdiction.c.ibge_code.in_(codes))))))
+    return tuple(sorted({uf for (uf,) in snap.all(
+        select(jurisdiction.c.uf).where(jurisdiction.c.ibge_code.in_(codes)))}))
 
 
 def _clear(folder: Path) -> None:

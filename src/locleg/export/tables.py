@@ -1,11 +1,10 @@
 """The tables of a release: their columns (Arrow type and meaning) and the streamed queries
 that read their rows, within the norms an export covers.
 
-Every table is one query ordered by its key, fetched in batches (texts: a few documents a
-read, keyset-batched), so memory holds one batch whatever the corpus size. The norms
-covered are the scope: every
-norm not merged into another, narrowed by UF, jurisdiction and, for an incremental release,
-by what changed since a moment.
+Every table is one query ordered by its key, read as Arrow batches of a few thousand rows
+(texts: a few hundred pages), so memory holds one batch whatever the corpus size. The norms
+covered are the scope: every norm not merged into another, narrowed by UF, jurisdiction
+and, for an incremental release, by what changed since a moment.
 """
 
 from __future__ import annotations
@@ -13,13 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from sqlalchemy import Date, DateTime, String, exists, func, or_, select, type_coerce
-from sqlalchemy.engine import Connection
 
-from ..store.db import _among
 from ..store.schema import (
     citation,
     document,
@@ -31,15 +28,11 @@ from ..store.schema import (
     source,
     version,
 )
-from ..web.links import public_origin
-from ..web.links import public_url as _public_url
+from ..web.links import HTTP_URL, public_origin, public_url
+from .reading import TEXT_BATCH_ROWS, Snapshot
 
 STRING, INT, FLOAT = pa.string(), pa.int64(), pa.float64()
 DATE, TIME = pa.date32(), pa.timestamp("us", tz="UTC")
-BATCH = 5000
-# Texts are read a few documents at a time, at most this many characters a read.
-TEXT_BATCH_CHARS = 2_000_000
-TEXT_BATCH_DOCUMENTS = 500
 
 
 @dataclass(frozen=True)
@@ -262,52 +255,54 @@ def changed_since(since: datetime):
 
 
 # -- rows -----------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=4096)
-def public_url(url: str | None) -> str | None:
-    """A source's address, when it may be published (a few sources, many records)."""
-    return _public_url(url)
+#
+# Each reader is one query whose columns are its table's, in order (uf included), read as
+# Arrow batches from the snapshot and finished column by column: no Python object per value.
 
 
 def raw(*columns) -> list:
     """The columns as the driver gives them: dates and times read from SQLite stay ISO
-    strings (Arrow parses a whole column at once, far faster than one object a value)."""
+    strings, which Arrow parses a whole column at once."""
     return [type_coerce(c, String).label(c.name) if isinstance(c.type, Date | DateTime)
             else c for c in columns]
 
 
-def _json_or_none(text: str | None) -> str | None:
-    return text if text not in (None, "", "{}", "[]") else None
+_EMPTY_JSON = pa.array(["", "{}", "[]"])
 
 
-def _keyset(conn: Connection, query, key, after: int, limit: int = BATCH) -> list:
-    return conn.execute(query.where(key > after).order_by(key).limit(limit)).all()
+def _json_or_none(column: pa.Array) -> pa.Array:
+    """An empty JSON value ({} or []) as null: "nothing known" has one spelling."""
+    return pc.if_else(pc.is_in(column, value_set=_EMPTY_JSON), pa.scalar(None, column.type),
+                      column)
 
 
-def _batches(conn: Connection, query, size: int = BATCH) -> Iterator[list[tuple]]:
-    """One query for the whole table, its rows as the driver's own tuples, `size` at a time.
-
-    SQLite's cursor steps through the result as it is fetched: its tuples are taken as they
-    are, without SQLAlchemy's Row objects or a keyset query re-planned per batch (together
-    a third of a metadata release's time). PostgreSQL's is a server-side cursor
-    (stream_results), read through SQLAlchemy, which buffers its first row: memory holds one
-    batch either way.
-    """
-    if conn.dialect.name == "postgresql":
-        result = conn.execution_options(stream_results=True, max_row_buffer=size).execute(query)
-        fetch = result.fetchmany
-    else:
-        result = conn.execute(query)
-        fetch = result.cursor.fetchmany
-    try:
-        while rows := fetch(size):
-            yield rows
-    finally:
-        result.close()
+def _public_urls(column: pa.Array) -> pa.Array:
+    """Sources' addresses, each as far as it may be published: a few sources, many rows."""
+    distinct = pc.unique(column)
+    public = pa.array([public_url(v) for v in distinct.to_pylist()], type=column.type)
+    return pc.take(public, pc.index_in(column, value_set=distinct))
 
 
-def norm_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
+_HTTP = "^" + HTTP_URL.pattern + "$"
+
+
+def _public_origins(origin: pa.Array, base_url: pa.Array) -> pa.Array:
+    """public_origin of each version: http(s) URLs at once in Arrow, the rest (files of an
+    imported folder) one by one."""
+    http = pc.fill_null(pc.match_substring_regex(origin, _HTTP, ignore_case=True), True)
+    if pc.all(http).as_py():
+        return origin
+    values = origin.to_pylist()
+    for i in pc.indices_nonzero(pc.invert(http)).to_pylist():
+        values[i] = public_origin(values[i], base_url[i].as_py())
+    return pa.array(values, type=origin.type)
+
+
+def _set(batch: pa.RecordBatch, name: str, column: pa.Array) -> pa.RecordBatch:
+    return batch.set_column(batch.schema.get_field_index(name), name, column)
+
+
+def norm_rows(snap: Snapshot, scope: Scope) -> Iterator[pa.RecordBatch]:
     first_url = (select(record.c.url).where(record.c.norm_id == norm.c.id,
                                             record.c.url.is_not(None))
                  .order_by(record.c.id).limit(1).scalar_subquery())
@@ -316,18 +311,19 @@ def norm_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
                     jurisdiction.c.uf, jurisdiction.c.level, norm.c.key, norm.c.type_raw,
                     norm.c.type_normalized, norm.c.family, norm.c.number, norm.c.year,
                     norm.c.date, norm.c.ementa, norm.c.status, norm.c.status_evidence,
-                    norm.c.cited_by, norm.c.records), first_url,
+                    norm.c.cited_by, norm.c.records), first_url.label("source_url"),
                *raw(norm.c.provenance, norm.c.conflicts, norm.c.first_seen_at,
                     norm.c.changed_at, norm.c.removed_at, norm.c.enriched_at))
         .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
         .where(*scope.norms())
     )
-    for rows in _batches(conn, query.order_by(norm.c.id)):
-        yield [(*r[:15], _json_or_none(r[15]), *r[16:19], _json_or_none(r[19]),
-                _json_or_none(r[20]), *r[21:]) for r in rows]
+    for batch in snap.batches(query, NORMS.schema):
+        for name in ("status_evidence", "provenance", "conflicts"):
+            batch = _set(batch, name, _json_or_none(batch.column(name)))
+        yield batch
 
 
-def record_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
+def record_rows(snap: Snapshot, scope: Scope) -> Iterator[pa.RecordBatch]:
     query = (
         select(*raw(record.c.id, record.c.norm_id, norm.c.jurisdiction_code, jurisdiction.c.uf,
                     record.c.source_id, source.c.platform, source.c.base_url,
@@ -340,12 +336,13 @@ def record_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
                      .join(source, source.c.id == record.c.source_id))
         .where(*scope.norms())
     )
-    for rows in _batches(conn, query.order_by(record.c.id)):
-        yield [(*r[:6], public_url(r[6]), *r[7:]) for r in rows]
+    for batch in snap.batches(query, RECORDS.schema):
+        yield _set(batch, "source_base_url", _public_urls(batch.column("source_base_url")))
 
 
 def _iso(value) -> str | None:
-    return value.isoformat() if value is not None else None
+    """A time as ISO text: read from SQLite it already is."""
+    return value.isoformat() if isinstance(value, datetime) else value
 
 
 def _document_base():
@@ -354,7 +351,12 @@ def _document_base():
             .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code))
 
 
-def document_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
+# The documents query reads the source's address beside each origin, to publish the origin.
+_DOCUMENTS_READ = DOCUMENTS.schema.insert(DOCUMENTS.schema.get_field_index("origin") + 1,
+                                          pa.field("source_base_url", STRING))
+
+
+def document_rows(snap: Snapshot, scope: Scope) -> Iterator[pa.RecordBatch]:
     every = version.alias("every")
     versions = (select(func.count()).select_from(every)
                 .where(every.c.document_id == document.c.id).scalar_subquery())
@@ -371,11 +373,13 @@ def document_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
                      .outerjoin(version, version.c.id == document.c.current_version_id))
         .where(*scope.norms())
     )
-    for rows in _batches(conn, query.order_by(document.c.id)):
-        yield [(*r[:13], public_origin(r[13], r[14]), *r[15:]) for r in rows]
+    for batch in snap.batches(query, _DOCUMENTS_READ):
+        origins = _public_origins(batch.column("origin"), batch.column("source_base_url"))
+        batch = _set(batch, "origin", origins)
+        yield batch.drop_columns(["source_base_url"])
 
 
-def extraction_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
+def extraction_rows(snap: Snapshot, scope: Scope) -> Iterator[pa.RecordBatch]:
     query = (
         select(*raw(extraction.c.version_id, document.c.id, record.c.norm_id,
                     norm.c.jurisdiction_code, jurisdiction.c.uf, extraction.c.status,
@@ -387,48 +391,23 @@ def extraction_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
             extraction, extraction.c.version_id == document.c.current_version_id))
         .where(*scope.norms())
     )
-    yield from _batches(conn, query.order_by(document.c.id))
+    yield from snap.batches(query, EXTRACTIONS.schema, order=(2,))
 
 
-def text_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
-    """Pages of the current versions, a few documents a read, bounded in characters."""
+def text_rows(snap: Snapshot, scope: Scope) -> Iterator[pa.RecordBatch]:
+    """Pages of the current versions, document after document, page after page."""
     query = (
-        select(document.c.id, document.c.current_version_id, record.c.norm_id,
-               norm.c.jurisdiction_code, jurisdiction.c.uf, extraction.c.chars)
+        select(page.c.version_id, document.c.id, record.c.norm_id, norm.c.jurisdiction_code,
+               jurisdiction.c.uf, page.c.number, page.c.method, page.c.confidence,
+               page.c.text)
         .select_from(_document_base().join(
-            extraction, extraction.c.version_id == document.c.current_version_id))
-        .where(*scope.norms(), extraction.c.pages > 0)
+            page, page.c.version_id == document.c.current_version_id))
+        .where(*scope.norms())
     )
-    after = 0
-    while docs := _keyset(conn, query, document.c.id, after):
-        after = docs[-1].id
-        group: list = []
-        chars = 0
-        for d in docs:
-            group.append(d)
-            chars += d.chars or 0
-            if chars >= TEXT_BATCH_CHARS or len(group) >= TEXT_BATCH_DOCUMENTS:
-                yield _pages(conn, group)
-                group, chars = [], 0
-        if group:
-            yield _pages(conn, group)
+    yield from snap.batches(query, TEXTS.schema, order=(2, 6), rows=TEXT_BATCH_ROWS)
 
 
-def _pages(conn: Connection, docs: list) -> list[tuple]:
-    by_version = {d.current_version_id: d for d in docs}
-    out = []
-    for p in conn.execute(
-        select(page.c.version_id, page.c.number, page.c.method, page.c.confidence, page.c.text)
-        .where(_among(conn, page.c.version_id, list(by_version)))
-        .order_by(page.c.version_id, page.c.number)
-    ):
-        d = by_version[p.version_id]
-        out.append((p.version_id, d.id, d.norm_id, d.jurisdiction_code, d.uf, p.number,
-                    p.method, p.confidence, p.text))
-    return out
-
-
-def citation_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
+def citation_rows(snap: Snapshot, scope: Scope) -> Iterator[pa.RecordBatch]:
     query = (
         select(*raw(citation.c.id, citation.c.norm_id, citation.c.target_norm_id,
                     norm.c.jurisdiction_code, jurisdiction.c.uf, citation.c.version_id,
@@ -441,16 +420,16 @@ def citation_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
                      .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code))
         .where(*scope.norms())
     )
-    yield from _batches(conn, query.order_by(citation.c.id))
+    yield from snap.batches(query, CITATIONS.schema)
 
 
-def merge_rows(conn: Connection, scope: Scope) -> Iterator[list[tuple]]:
+def merge_rows(snap: Snapshot, scope: Scope) -> Iterator[pa.RecordBatch]:
     query = (
         select(norm.c.id, norm.c.merged_into, norm.c.jurisdiction_code, jurisdiction.c.uf)
         .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
         .where(norm.c.merged_into.is_not(None), *scope.places())
     )
-    yield from _batches(conn, query.order_by(norm.c.id))
+    yield from snap.batches(query, MERGES.schema)
 
 
 READERS = {"norms": norm_rows, "records": record_rows, "documents": document_rows,
@@ -461,7 +440,7 @@ READERS = {"norms": norm_rows, "records": record_rows, "documents": document_row
 # -- the corpus state a release came from ---------------------------------------------------
 
 
-def corpus_state(conn: Connection) -> dict:
+def corpus_state(snap: Snapshot) -> dict:
     """Counts, highest ids and latest change times of the tables a release reads: equal
     states mean an interrupted export may go on with what it already wrote."""
     state: dict = {}
@@ -469,23 +448,21 @@ def corpus_state(conn: Connection) -> dict:
                              ("document", document, document.c.id),
                              ("version", version, version.c.id),
                              ("citation", citation, citation.c.id)):
-        count, top = conn.execute(select(func.count(), func.max(key)).select_from(table)).one()
+        count, top = snap.all(select(func.count(), func.max(key)).select_from(table))[0]
         state[name] = {"rows": int(count), "max_id": top}
-    latest = {
-        "norm_changed_at": func.max(norm.c.changed_at),
-        "norm_enriched_at": func.max(norm.c.enriched_at),
-        "norm_merged": func.count(norm.c.merged_into),
-    }
-    found = conn.execute(select(*[v.label(k) for k, v in latest.items()])).one()
-    state.update({k: _iso(v) if not isinstance(v, int) else v for k, v in found._mapping.items()})
-    rec = conn.execute(select(func.max(record.c.changed_at), func.max(record.c.last_seen_at),
-                              func.max(record.c.removed_at))).one()
+    changed, enriched, merged = snap.all(select(
+        func.max(norm.c.changed_at), func.max(norm.c.enriched_at),
+        func.count(norm.c.merged_into)))[0]
+    state.update(norm_changed_at=_iso(changed), norm_enriched_at=_iso(enriched),
+                 norm_merged=int(merged))
+    rec = snap.all(select(func.max(record.c.changed_at), func.max(record.c.last_seen_at),
+                          func.max(record.c.removed_at)))[0]
     state["record_changed_at"], state["record_seen_at"], state["record_removed_at"] = (
         _iso(v) for v in rec)
-    ext = conn.execute(select(func.count(), func.max(extraction.c.extracted_at))
-                       .select_from(extraction)).one()
+    ext = snap.all(select(func.count(), func.max(extraction.c.extracted_at))
+                   .select_from(extraction))[0]
     state["extraction"] = {"rows": int(ext[0]), "latest": _iso(ext[1])}
-    state["document_removed_at"] = _iso(conn.scalar(select(func.max(document.c.removed_at))))
+    state["document_removed_at"] = _iso(snap.scalar(select(func.max(document.c.removed_at))))
     return _plain(state)
 
 

@@ -98,19 +98,6 @@ class WrittenFile:
     sha256: str
 
 
-def arrow(values, type: pa.DataType) -> pa.Array:
-    """A column as Arrow. Dates and times may come as SQLite's ISO text ('2026-11-29
-    12:00:00.000000', in UTC): parsed by Arrow at once, then marked as UTC."""
-    if pa.types.is_timestamp(type) or pa.types.is_date(type):
-        first = next((v for v in values if v is not None), None)
-        if isinstance(first, str):
-            text = pa.array(values, type=pa.string())
-            if pa.types.is_date(type):
-                return text.cast(type)
-            return text.cast(pa.timestamp(type.unit)).cast(type)
-    return pa.array(values, type=type)
-
-
 def _json_default(value):
     if isinstance(value, datetime | date):
         return value.isoformat()
@@ -171,20 +158,15 @@ class TableWriter:
     staging: Path
     files: list[WrittenFile] = field(default_factory=list)
     rows: int = 0
-    _pending: dict[str, list[pa.Table]] = field(default_factory=dict)
+    _pending: dict[str, list[pa.RecordBatch]] = field(default_factory=dict)
     _pending_bytes: dict[str, int] = field(default_factory=dict)
     _parts: dict[str, _Part] = field(default_factory=dict)
     _numbers: dict[str, int] = field(default_factory=dict)
 
-    def add(self, rows: list[tuple]) -> pa.Table | None:
-        """Buffer a batch of rows (tuples in the spec's column order); the batch as Arrow."""
-        if not rows:
-            return None
-        columns = list(zip(*rows, strict=True))
-        batch = pa.Table.from_arrays(
-            [arrow(values, c.type) for values, c in zip(columns, self.spec.columns,
-                                                         strict=True)],
-            schema=self.spec.schema)
+    def add(self, batch: pa.RecordBatch) -> None:
+        """Buffer a batch of rows (the spec's columns, uf included)."""
+        if not batch.num_rows:
+            return
         self.rows += batch.num_rows
         counts = {item["values"]: item["counts"]
                   for item in pc.value_counts(batch.column("uf")).to_pylist()}
@@ -204,7 +186,6 @@ class TableWriter:
         limit = BUFFERED_BYTES // 2 if self.spec.text else BUFFERED_BYTES
         while sum(self._pending_bytes.values()) > limit:
             self._flush(max(self._pending_bytes, key=self._pending_bytes.get))
-        return batch
 
     def _flush(self, uf: str) -> None:
         tables = self._pending.pop(uf, [])
@@ -217,7 +198,7 @@ class TableWriter:
             self._numbers[uf] = number + 1
             part = self._parts[uf] = _Part(self.spec, self.fmt, self.staging,
                                            part_path(self.spec.name, uf, number, self.fmt))
-        part.write(pa.concat_tables(tables))
+        part.write(pa.Table.from_batches(tables))
         del tables
         # Give back to the system what the written row group held, rather than let the
         # allocator keep it for a peak that will not come again.

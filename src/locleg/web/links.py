@@ -14,12 +14,12 @@ from urllib.parse import unquote, urlsplit
 
 # Exactly http(s)://host...: browsers drop leading spaces and control characters and ignore
 # tabs and line ends inside a scheme, so nothing of the kind is allowed anywhere.
-_HTTP = re.compile(r"https?://[^\x00-\x20\x7f/\\?#@]+(?:[/?#][^\x00-\x20\x7f]*)?", re.I)
+HTTP_URL = re.compile(r"https?://[^\x00-\x20\x7f/\\?#@]+(?:[/?#][^\x00-\x20\x7f]*)?", re.I)
 
 
 def public_url(value: str | None) -> str | None:
     """The URL when it is a plain http(s) address fit for a link, else None."""
-    if not value or not _HTTP.fullmatch(value):
+    if not value or not HTTP_URL.fullmatch(value):
         return None
     return value
 
