@@ -466,3 +466,28 @@ def test_columns_null_for_a_whole_batch_keep_their_type(backend, database_url, t
     assert [r["id"] for r in got] == [1, 2, 3, 4, 5, 6]
     assert got[-1] == {"id": 6, "word": "Lei nº 1", "score": 0.25, "at": later}
     assert all(batch.schema == schema for batch in batches)
+
+
+def test_texts_read_a_version_at_a_time_are_the_same(built, tmp_path, monkeypatch):
+    """Pages are read by chunks of versions, UF after UF, one file open at a time: with a
+    chunk of one version and batches of one page, the texts are the same rows."""
+    from locleg.corpus import open_corpus
+    from locleg.export import reading, tables
+
+    monkeypatch.setattr(tables, "TEXT_VERSIONS_A_READ", 1)
+    monkeypatch.setattr(tables, "TEXT_BATCH_ROWS", 1)
+    if built.env:
+        monkeypatch.setenv("LOCLEG_DATABASE_URL", built.env["LOCLEG_DATABASE_URL"])
+    corpus = open_corpus(built.corpus.folder)
+    try:
+        export_release(corpus, tmp_path / "r", make_options(corpus, "parquet", with_text=True))
+    finally:
+        corpus.close()
+    assert reading.TEXT_BATCH_ROWS != 1  # the reader's own default is untouched
+    key = ["version_id", "page"]
+    mine = pd.read_parquet(tmp_path / "r" / "texts").sort_values(key, ignore_index=True)
+    theirs = pd.read_parquet(built.release / "texts").sort_values(key, ignore_index=True)
+    assert len(mine) == 20 and mine.equals(theirs)
+    files = list((tmp_path / "r" / "texts").glob("uf=*/part-*.parquet"))
+    assert {f.parent.name for f in files} == {f"uf={uf}" for uf in mine["uf"].unique()}
+    assert len(files) == mine["uf"].nunique() >= 2  # one file a UF, closed when it was done

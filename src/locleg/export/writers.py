@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from pathlib import Path
 
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -98,12 +97,6 @@ class WrittenFile:
     sha256: str
 
 
-def _json_default(value):
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    raise TypeError(type(value))
-
-
 class _Part:
     """One file being written: a Parquet writer, or a gzip stream of lines."""
 
@@ -114,7 +107,12 @@ class _Part:
         self.file = HashingFile(self.staged)
         if fmt == "parquet":
             self.schema = spec.schema.remove(spec.schema.get_field_index("uf"))
-            self.writer = pq.ParquetWriter(self.file, self.schema, compression="zstd")
+            # Long text has no use for a dictionary (tried, then dropped, at a cost for
+            # every page) nor for min/max statistics (kept for every row group until the
+            # file is closed: memory that grew with the release).
+            short = [f.name for f in self.schema if f.name != "text"]
+            self.writer = pq.ParquetWriter(self.file, self.schema, compression="zstd",
+                                           use_dictionary=short, write_statistics=short)
         else:
             # zlib's level 6 (gzip's own default): level 9 costs 3x the time for 2 % less.
             # mtime 0: the same rows give the same bytes, and the same SHA-256.
@@ -131,9 +129,9 @@ class _Part:
         elif self.fmt == "csv":
             self.writer.write_table(table)
         else:
-            lines = "".join(json.dumps(row, ensure_ascii=False, default=_json_default) + "\n"
-                            for row in table.to_pylist())
-            self.stream.write(lines.encode("utf-8"))
+            # orjson: UTF-8 out at once, times as ISO 8601, 4x json.dumps's speed here.
+            self.stream.write(b"".join(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE)
+                                       for row in table.to_pylist()))
 
     @property
     def size(self) -> int:
@@ -170,6 +168,13 @@ class TableWriter:
         self.rows += batch.num_rows
         counts = {item["values"]: item["counts"]
                   for item in pc.value_counts(batch.column("uf")).to_pylist()}
+        if self.spec.text:
+            # Texts come UF after UF (tables.text_rows): a UF no longer coming is done,
+            # and its file closed, so that one file is open at a time.
+            for uf in [u for u in {*self._pending, *self._parts} if u not in counts]:
+                self._flush(uf)
+                if uf in self._parts:
+                    self._close(uf)
         # One sort, then each UF takes its rows into buffers of its own: a slice would keep
         # the whole batch alive for as long as any UF's buffer waits.
         order = pc.sort_indices(batch.column("uf")) if len(counts) > 1 else None
