@@ -93,12 +93,18 @@ def connect(address: str, on_waiting: Callable[[str], None] | None = None) -> Cl
     shown = safe_url(address)
     timeout = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s")
     try:
+        # A bare connection first: a Client that fails to start leaves a half-made client
+        # that prints a traceback when Python collects it.
+        asyncio.run(_answers(address, timeout))
         client = Client(address, timeout=timeout, set_as_default=False)
+    except TypeError:  # Dask's way of saying a tls:// address has no certificates set
+        raise ClusterError(f"--cluster: {shown} needs TLS certificates, from Dask's "
+                           "distributed.comm.tls settings") from None
     except ValueError:  # an unknown scheme, a malformed host:port
         raise ClusterError(f"--cluster: not a Dask scheduler address: {shown} "
                            "(e.g. tcp://scheduler:8786)") from None
     except (OSError, TimeoutError):
-        # Dask's message repeats the address as given: it is not shown, for its password.
+        # Dask's message repeats the address as given: it is not shown, for a password.
         raise ClusterError(f"cannot reach the Dask scheduler at {shown} (no answer in "
                            f"{timeout:g} s): is `dask scheduler` running there?") from None
     cluster = Cluster(client, shown)
@@ -113,6 +119,16 @@ def connect(address: str, on_waiting: Callable[[str], None] | None = None) -> Cl
         client.close()
         raise
     return cluster
+
+
+async def _answers(address: str, timeout: float) -> None:
+    """Open and close a connection to the scheduler (OSError when nothing answers)."""
+    from distributed.comm import connect as open_comm
+    from distributed.security import Security
+
+    comm = await open_comm(address, timeout=timeout,
+                           **Security().get_connection_args("client"))
+    await comm.close()
 
 
 # --- refusing workers that cannot do the work -------------------------------------------------
