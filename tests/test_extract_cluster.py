@@ -175,10 +175,12 @@ def test_a_worker_killed_mid_task_has_its_document_done_elsewhere(client, corpus
 
 def test_a_document_that_keeps_killing_workers_is_recorded_failed(client, corpus,
                                                                  tmp_path) -> None:
-    ids = _import(corpus, tmp_path / "docs", {"longa.pdf": _long_scan(8)})
+    ids = _import(corpus, tmp_path / "docs", {"longa.pdf": _long_scan(12)})
     vid = ids["longa.pdf"]["version_id"]
     thread, out = _extract_in_background(corpus, cluster=client.scheduler.address)
     first = _kill_the_worker_running(client, vid)
+    # Its nanny's new worker up first: a worker killed while it starts may never come back.
+    _until(lambda: len(w := client.nthreads()) == 2 and first not in w, "the worker is back")
     _kill_the_worker_running(client, vid, not_on=first)  # the scheduler retried it there
     thread.join(_DEADLINE_S)
     assert "error" not in out, out.get("error")
