@@ -100,9 +100,13 @@ def _sigterm_interrupts():
               help="Time limit per document; its worker is killed past it.")
 @click.option("--memory-limit", default=human_bytes(DEFAULT_LIMITS.memory_bytes),
               show_default=True, metavar="SIZE", help="Memory limit per worker (2G, 1500M).")
+@click.option("--cluster", metavar="ADDRESS",
+              help="Run on the workers of the Dask scheduler at ADDRESS "
+                   "(tcp://scheduler:8786) instead of on this machine; see docs/cluster.md.")
 @corpus_option
 def extract(jurisdiction: str | None, workers: int | None, where: str | None, force: bool,
-            ocr: str, timeout: float, memory_limit: str, corpus_dir: Path | None) -> None:
+            ocr: str, timeout: float, memory_limit: str, cluster: str | None,
+            corpus_dir: Path | None) -> None:
     """Extract the text of every document version still pending (or of the selected ones).
 
     PDF text layers, OCR of scanned pages and images, HTML, DOCX, ODT, RTF, DOC, TXT, ZIP.
@@ -115,12 +119,17 @@ def extract(jurisdiction: str | None, workers: int | None, where: str | None, fo
     except ValueError:
         raise UserError(
             f"--memory-limit: not a size: {memory_limit!r} (e.g. 2G, 1500M)") from None
+    if cluster is not None and workers is not None:
+        raise UserError("--workers and --cluster: the cluster's workers are started with "
+                        "`dask worker --nworkers N`, not here")
     where_clause = parse_where(where) if where is not None else None
     limits = Limits(time_s=timeout, memory_bytes=memory)
     statuses = None if (force or where is not None) else ("pending",)
     count = workers if workers is not None else default_workers()
     report = ExtractReport()
-    with opened(corpus_dir) as corpus:
+    with _connected(cluster) as on_cluster, opened(corpus_dir) as corpus:
+        if on_cluster is not None:
+            count = on_cluster.size()[1]
         code = None
         if jurisdiction:
             code = corpus.store.require_jurisdiction(jurisdiction)["ibge_code"]
@@ -131,6 +140,8 @@ def extract(jurisdiction: str | None, workers: int | None, where: str | None, fo
             progress.update(task, total=max(p.bytes, 1), total_docs=p.documents)
             if p.documents:
                 how = f"{count} worker{'s' if count != 1 else ''}" if count else "this process"
+                if on_cluster is not None:
+                    how = f"the {how} of the Dask cluster at {on_cluster.address}"
                 err_console.print(f"Extracting {plural(p.documents, 'document')} "
                                   f"({p.bytes / 1e6:,.1f} MB) with {how}", highlight=False)
 
@@ -154,6 +165,7 @@ def extract(jurisdiction: str | None, workers: int | None, where: str | None, fo
                 report = extract_versions(
                     corpus, statuses, code, on_progress=advanced, on_planned=planned,
                     where=where_clause, workers=count, limits=limits, ocr=ocr,
+                    cluster=on_cluster,
                 )
         except KeyboardInterrupt:
             refresh_derived(corpus)
@@ -163,6 +175,29 @@ def extract(jurisdiction: str | None, workers: int | None, where: str | None, fo
             raise
         refresh_derived(corpus)
     _print_report(report, count)
+
+
+@contextmanager
+def _connected(address: str | None):
+    """The Dask cluster at address, connected and its workers checked (None: no cluster)."""
+    if address is None:
+        yield None
+        return
+    import logging
+
+    from .extract_cluster import connect
+
+    # Dask logs every failed attempt to connect, and a warning for each version mismatch
+    # of its own packages: the user is told once, in one line, by connect.
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    with connect(address, on_waiting=lambda m: err_console.print(m, highlight=False)) as cluster:
+        workers, threads = cluster.size()
+        dashboard = cluster.dashboard_link
+        err_console.print(
+            f"Dask cluster at {cluster.address}: {plural(workers, 'worker')}, "
+            f"{plural(threads, 'thread')}"
+            + (f"; dashboard: {dashboard}" if dashboard else ""), highlight=False)
+        yield cluster
 
 
 def _print_report(report: ExtractReport, workers: int) -> None:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sqlalchemy import func, select
 from sqlalchemy.sql.elements import ColumnElement
@@ -36,6 +37,9 @@ from .extract.where import parse_where
 from .lifeline import end_with
 from .store import utcnow
 from .store.schema import document, extraction, norm, record, version
+
+if TYPE_CHECKING:
+    from .extract_cluster import Cluster
 
 # Fields of the extraction row and their widths in the schema: longer values are cut.
 _WIDTHS = {"method": 16, "backend": 64, "backend_version": 64}
@@ -165,6 +169,12 @@ def _start_worker(memory_bytes: int, command_pid: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
 
 
+def originals_store(blob_root: str) -> BlobStore:
+    """The originals store at blob_root, as a worker opens it (here or on a cluster's worker):
+    the one place the runners name the store's class."""
+    return BlobStore(blob_root)
+
+
 def extract_stored(blob_root: str, sha256: str, media_type: str | None, size: int, ocr: str,
                    limits: Limits) -> ExtractionResult:
     """Read one original from the blob store and extract it (in a worker, or in-process)."""
@@ -172,7 +182,7 @@ def extract_stored(blob_root: str, sha256: str, media_type: str | None, size: in
         return failed(f"file too large ({human_bytes(size)}; limit "
                       f"{human_bytes(limits.file_bytes)})")
     try:
-        data = BlobStore(blob_root).read(sha256)
+        data = originals_store(blob_root).read(sha256)
     except BlobError as e:
         result = failed(str(e))
         result.detail = "original unreadable"
@@ -246,11 +256,14 @@ def extract_versions(
     workers: int | None = None,
     limits: Limits = DEFAULT_LIMITS,
     ocr: str = "auto",
+    cluster: Cluster | str | None = None,
 ) -> ExtractReport:
     """Extract the current versions selected; each result is committed as soon as it arrives.
 
     statuses None selects every status (a forced run); where is a --where expression. With
     workers=0 documents run in this process, without time or memory limits (for debugging).
+    cluster, a Dask scheduler's address or a connected extract_cluster.Cluster, runs the
+    documents on that cluster's workers instead (workers is then ignored).
     """
     where_clause = _where(where)
     if on_planned:
@@ -278,7 +291,11 @@ def extract_versions(
             on_progress(outcome)
 
     try:
-        if workers == 0:
+        if cluster is not None:
+            from .extract_cluster import run_on_cluster
+
+            run_on_cluster(cluster, todo, root, ocr, limits, finish)
+        elif workers == 0:
             for item in todo:
                 result = extract_stored(root, item["sha256"], item["media_type"], item["size"],
                                         ocr, limits)
