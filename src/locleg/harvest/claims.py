@@ -71,7 +71,7 @@ def _aware(moment: datetime | None) -> datetime | None:
 
 
 def claim(conn: Connection, me: str, hosts: Sequence[str], lease: float, limit: int,
-          *, exclusive: bool) -> dict[str, float]:
+          exclusive: bool = False) -> dict[str, float]:
     """Claim up to `limit` of these hosts that no live process holds.
 
     Returns {host: seconds until its next request is allowed} for the hosts now ours. With

@@ -425,7 +425,7 @@ class Harvest:
                           and h not in self._finished and not self._parked(h)]
                 batch = self.config.concurrency if self._shared else len(wanted)
                 got = await self.db(claims.claim, self.claimant, wanted, self.config.lease,
-                                    batch, exclusive=not self._shared)
+                                    batch, not self._shared)
                 await self._start_workers(got)
                 more = self._shared and len(got) == batch and len(wanted) > batch
             if not self._workers and not more:
