@@ -408,36 +408,47 @@ class Harvest:
     async def _schedule(self) -> None:
         """Claim hosts with pending requests, work them, until none is left to this process.
 
-        On a shared corpus hosts are claimed a round of `concurrency` at a time, so processes
-        started together share them; a process with nothing of its own stays while another
-        live process holds hosts with pending requests, to take them over should it die.
+        On a shared corpus hosts are claimed a few at a time (a quarter of --concurrency, in
+        quick rounds), so processes started together share them; a process with nothing of
+        its own stays while another live process holds hosts with pending requests, to take
+        them over should it die.
         """
         sources = list(self.sources)
         loop = self._loop
-        poll = min(self.config.lease / 2, 5.0)
+        busy_poll = min(self.config.lease / 2, 5.0)
+        batch = max(1, self.config.concurrency // 4)
+        backlog: list[str] = []  # hosts left unclaimed by the last round, when it was full
+
+        def eligible(host: str) -> bool:
+            return (host not in self._workers and host not in self._finished
+                    and not self._parked(host))
+
         while True:
             self._claim_wakeup.clear()
             past_deadline = self._deadline is not None and loop.time() >= self._deadline
             more = False
             if not past_deadline:
-                pending = await self.db(frontier.pending_hosts, sources)
-                wanted = [h for h in pending if h not in self._workers
-                          and h not in self._finished and not self._parked(h)]
-                batch = self.config.concurrency if self._shared else len(wanted)
+                if backlog:
+                    wanted = [h for h in backlog if eligible(h)]
+                else:
+                    wanted = [h for h in await self.db(frontier.pending_hosts, sources)
+                              if eligible(h)]
+                limit = batch if self._shared else len(wanted)
                 got = await self.db(claims.claim, self.claimant, wanted, self.config.lease,
-                                    batch, not self._shared)
+                                    limit, not self._shared)
                 await self._start_workers(got)
-                more = self._shared and len(got) == batch and len(wanted) > batch
+                more = self._shared and len(got) == limit and len(wanted) > limit
+                backlog = [h for h in wanted if h not in got] if more else []
             if not self._workers and not more:
                 if past_deadline or not self._shared:
                     break
                 if not await self.db(claims.held_elsewhere, self.claimant, sources):
                     break
+            timeout = 0.05 if more else busy_poll if self._workers else 1.0
             waits = [*self._workers.values(),
                      asyncio.ensure_future(self._claim_wakeup.wait())]
             try:
-                await asyncio.wait(waits, timeout=0.2 if more else poll,
-                                   return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
             finally:
                 waits[-1].cancel()
         if self._workers:
