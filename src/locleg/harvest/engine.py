@@ -417,7 +417,8 @@ class Harvest:
         loop = self._loop
         busy_poll = min(self.config.lease / 2, 5.0)
         batch = max(1, self.config.concurrency // 4)
-        backlog: list[str] = []  # hosts left unclaimed by the last round, when it was full
+        backlog: list[str] = []  # hosts the last round had no room for
+        scan = True  # look at the frontier: at the start, on wake(), on a poll
 
         def eligible(host: str) -> bool:
             return (host not in self._workers and host not in self._finished
@@ -427,30 +428,47 @@ class Harvest:
             self._claim_wakeup.clear()
             past_deadline = self._deadline is not None and loop.time() >= self._deadline
             more = False
-            if not past_deadline:
-                if backlog:
+            scanned = scan
+            if not past_deadline and (scan or backlog):
+                if backlog and not scan:
                     wanted = [h for h in backlog if eligible(h)]
                 else:
                     wanted = [h for h in await self.db(frontier.pending_hosts, sources)
                               if eligible(h)]
-                limit = batch if self._shared else len(wanted)
-                got = await self.db(claims.claim, self.claimant, wanted, self.config.lease,
-                                    limit, not self._shared)
+                if self._shared:
+                    chunk = wanted[:batch * 8]  # enough to find `batch` free ones, mostly
+                    got = await self.db(claims.claim, self.claimant, chunk,
+                                        self.config.lease, batch)
+                    # A short round means the rest of its chunk is held by others.
+                    rest = wanted[len(chunk):]
+                    backlog = ([h for h in chunk if h not in got] + rest
+                               if len(got) == batch else rest)
+                    more = bool(backlog)
+                else:
+                    got = await self.db(claims.claim, self.claimant, wanted,
+                                        self.config.lease, len(wanted), True)
                 await self._start_workers(got)
-                more = self._shared and len(got) == limit and len(wanted) > limit
-                backlog = [h for h in wanted if h not in got] if more else []
             if not self._workers and not more:
+                if not scanned and not past_deadline:
+                    scan = True  # a last look at the frontier before ending
+                    continue
                 if past_deadline or not self._shared:
                     break
                 if not await self.db(claims.held_elsewhere, self.claimant, sources):
                     break
-            timeout = 0.05 if more else busy_poll if self._workers else 1.0
+            if not self._shared:
+                timeout = None  # nothing but wake() brings this process new hosts
+            else:
+                timeout = 0.05 if more else busy_poll if self._workers else 1.0
             waits = [*self._workers.values(),
                      asyncio.ensure_future(self._claim_wakeup.wait())]
             try:
-                await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                done, _ = await asyncio.wait(waits, timeout=timeout,
+                                             return_when=asyncio.FIRST_COMPLETED)
             finally:
                 waits[-1].cancel()
+            # A worker that ended leaves nothing new to claim; a wake() or a poll may.
+            scan = self._claim_wakeup.is_set() or not done
         if self._workers:
             await asyncio.gather(*list(self._workers.values()))
 
@@ -599,7 +617,6 @@ class Harvest:
                 await self._flush_files()  # its files done: committed before another takes it
                 await self.db(claims.release, self.claimant, host,
                               state.next_allowed - self._loop.time())
-            self._claim_wakeup.set()
             self._progress()
 
     async def _work(self, state: HostState) -> None:
