@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import time
+from datetime import timedelta
 
 import psycopg
 import pytest
@@ -145,3 +146,39 @@ def test_a_second_harvest_on_a_sqlite_corpus_is_refused_while_one_runs(tmp_path)
     # Once the first has ended, a harvest runs again (the lock went with its process).
     again = run_cli("harvest", corpus=folder, env={"LOCLEG_RESOLVE": srv.resolve_env()})
     assert again.returncode == 0, again.stderr
+
+
+def test_a_claim_is_exclusive_until_its_lease_runs_out_and_carries_the_delay(pg_url, tmp_path):
+    """The claim functions on one PostgreSQL corpus, two claimants, the database's clock."""
+    from sqlalchemy import update
+
+    from locleg.corpus import init_corpus
+    from locleg.harvest import claims
+    from locleg.store.harvest_schema import harvest_host
+
+    corpus = init_corpus(tmp_path / "corpus", pg_url)
+    store = corpus.store
+    hosts = ["a.leg.br", "b.leg.br", "c.leg.br"]
+    try:
+        with store.transaction() as conn:
+            first = claims.claim(conn, "one", hosts, 60, 2)
+        assert sorted(first) == ["a.leg.br", "b.leg.br"]
+        with store.transaction() as conn:  # the rest only: a live claim is never shared
+            assert list(claims.claim(conn, "two", hosts, 60, 5)) == ["c.leg.br"]
+        with store.transaction() as conn:
+            claims.note_request(conn, "one", "a.leg.br", 30)  # a 30 s Crawl-delay
+            assert claims.renew(conn, "one", hosts, 60, {}) == {"a.leg.br", "b.leg.br"}
+            # "one" dies: its leases run out (moved into the past rather than waited for).
+            conn.execute(update(harvest_host).where(harvest_host.c.claimed_by == "one")
+                         .values(claim_expires_at=claims.db_now(conn)
+                                 - timedelta(seconds=1)))
+        with store.transaction() as conn:
+            taken = claims.claim(conn, "two", hosts, 60, 5)
+            assert claims.renew(conn, "one", hosts, 60, {}) == set()  # "one" lost them
+        assert sorted(taken) == ["a.leg.br", "b.leg.br", "c.leg.br"]
+        assert 28 < taken["a.leg.br"] <= 30 and taken["b.leg.br"] == 0  # the delay held
+        with store.transaction() as conn:
+            claims.release(conn, "two", "b.leg.br", 5)
+            assert list(claims.claim(conn, "three", ["b.leg.br"], 60, 1)) == ["b.leg.br"]
+    finally:
+        corpus.close()

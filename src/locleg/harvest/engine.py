@@ -333,8 +333,12 @@ class Harvest:
             await self._renew([host])
             if host not in self._held:
                 raise ClaimLost(host)
-        if self._shared:
-            await self.db(claims.note_request, self.claimant, host, self._delay(state, ctx))
+        delay = self._delay(state, ctx)
+        # A process killed now is taken over once its lease runs out, at least 2/3 of a
+        # lease after this request: only a delay longer than that needs writing down before
+        # asking (renewals and the release carry the others), and those requests are rare.
+        if self._shared and delay >= self.config.lease / 2:
+            await self.db(claims.note_request, self.claimant, host, delay)
 
     def wake(self, hosts: Iterable[str]) -> None:
         """New requests for these hosts: start or wake their workers (from any thread)."""
