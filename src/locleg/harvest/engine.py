@@ -6,6 +6,10 @@ unless the operator set a delay for the source), makes the request inside a glob
 concurrency bound, and stores the result. Failures are retried later with exponential
 backoff and jitter (or when Retry-After says); a host that keeps failing is parked until
 later and reported. Database writes go through one thread, in batches for files.
+
+A worker runs only for a host this process has claimed (claims.py): several processes can
+share one PostgreSQL corpus, each host worked by one of them at a time, its delay kept in the
+database for whichever process works it next.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from sqlalchemy.engine import Connection
 from ..corpus import Corpus
 from ..store import utcnow
 from ..store.schema import document, record, source, version
-from . import frontier, revalidate, rows, sapl
+from . import claims, frontier, revalidate, rows, sapl
 from .net import (
     ROBOTS_AGENT,
     USER_AGENT,
@@ -79,6 +83,9 @@ class HarvestConfig:
     refresh: bool = False  # start a new cycle even when the source is not due
     full: bool = False  # rewrite every row and revalidate every file this cycle
     files: bool = True  # fetch the originals (False: only list)
+    # seconds a host claim lasts unless renewed (claims.py): how soon the hosts of a killed
+    # harvester are taken over by another
+    lease: float = field(default_factory=claims.default_lease)
 
 
 @dataclass
@@ -172,6 +179,10 @@ class HarvestReport:
         return [h for h in self.hosts.values() if h.parked_until]
 
 
+class ClaimLost(Exception):
+    """This process no longer holds the host (its lease ran out): its worker stops."""
+
+
 @dataclass
 class FileOutcome:
     """A file request done: a new version to store, or the stored one confirmed."""
@@ -211,6 +222,13 @@ class Harvest:
         self._clients: dict[str, httpx.AsyncClient] = {}
         self._ssl = None
         self._sem: asyncio.Semaphore | None = None
+        # Host claims (claims.py): held hosts and until when (loop time) the lease is sure.
+        self.claimant = claims.claimant_id()
+        self._shared = self.store.dialect != "sqlite"
+        self._held: dict[str, float] = {}
+        self._finished: set[str] = set()  # hosts whose worker ended: claimed again on wake()
+        self._claim_wakeup: asyncio.Event | None = None
+        self._source_hosts: dict[str, list[int]] = {}
 
     # -- services for the source handlers ------------------------------------------------
 
@@ -250,7 +268,7 @@ class Harvest:
     async def get(self, ctx: SourceContext, url: str, *, headers: dict | None = None,
                   max_bytes: int | None = None) -> Fetched:
         self._check_robots(url)
-        self._note_request(url)
+        await self._before_request(ctx, url)
         async with open_stream(self._client(url), url, ctx.guard, headers=headers) as response:
             body = await read_capped(response, max_bytes or self.config.max_json_size)
             return Fetched(str(response.url), response.status_code, response.headers, body)
@@ -258,7 +276,7 @@ class Harvest:
     @asynccontextmanager
     async def stream(self, ctx: SourceContext, url: str):
         self._check_robots(url)
-        self._note_request(url)
+        await self._before_request(ctx, url)
         async with open_stream(self._client(url), url, ctx.guard) as response:
             yield response
 
@@ -302,6 +320,26 @@ class Harvest:
         conn.execute(update(source).where(source.c.id == ctx.id)
                      .values(state=json.dumps(ctx.state)))
 
+    async def _before_request(self, ctx: SourceContext, url: str, count: bool = True) -> None:
+        """Count the request; on a shared corpus, make sure the host is still ours and leave
+        its next-allowed time in the database before asking (it holds should we die)."""
+        if count:
+            self._note_request(url)
+        host = host_key(url)
+        state = self.hosts.get(host)
+        if state is None or host not in self._held:
+            return
+        if self._loop.time() >= self._held[host]:
+            await self._renew([host])
+            if host not in self._held:
+                raise ClaimLost(host)
+        delay = self._delay(state, ctx)
+        # A process killed now is taken over once its lease runs out, at least 2/3 of a
+        # lease after this request: only a delay longer than that needs writing down before
+        # asking (renewals and the release carry the others), and those requests are rare.
+        if self._shared and delay >= self.config.lease / 2:
+            await self.db(claims.note_request, self.claimant, host, delay)
+
     def wake(self, hosts: Iterable[str]) -> None:
         """New requests for these hosts: start or wake their workers (from any thread)."""
         hosts = list(hosts)
@@ -343,23 +381,158 @@ class Harvest:
         self._loop = asyncio.get_running_loop()
         self._deadline = self._loop.time() + max_time if max_time else None
         self._sem = asyncio.Semaphore(self.config.concurrency)
-        await self._load_sources(source_ids)
-        if not self.sources:
-            return self.report
-        hosts = await self.db(frontier.pending_hosts, list(self.sources))
-        self._ssl = httpx.create_ssl_context()
-        flusher = asyncio.create_task(self._flush_periodically())
+        self._claim_wakeup = asyncio.Event()
+        single = None
+        if not self._shared:
+            single = claims.SingleHarvest(self.corpus.folder)
+            await asyncio.to_thread(single.acquire)
         try:
-            self._wake_now(hosts)
-            while self._workers:
-                await asyncio.gather(*list(self._workers.values()))
-            await self._flush_files()
+            await self._load_sources(source_ids)
+            if not self.sources:
+                return self.report
+            self._ssl = httpx.create_ssl_context()
+            flusher = asyncio.create_task(self._flush_periodically())
+            renewer = asyncio.create_task(self._renew_periodically())
+            try:
+                await self._schedule()
+                await self._flush_files()
+            finally:
+                flusher.cancel()
+                renewer.cancel()
+                for client in self._clients.values():
+                    await client.aclose()
+                if self._held:
+                    await self.db(claims.release_all, self.claimant)
+            await self._summarize()
+            return self.report
         finally:
-            flusher.cancel()
-            for client in self._clients.values():
-                await client.aclose()
-        await self._summarize()
-        return self.report
+            if single is not None:
+                single.release()
+
+    async def _schedule(self) -> None:
+        """Claim hosts with pending requests, work them, until none is left to this process.
+
+        On a shared corpus hosts are claimed a few at a time (a quarter of --concurrency, in
+        quick rounds), so processes started together share them; a process with nothing of
+        its own stays while another live process holds hosts with pending requests, to take
+        them over should it die.
+        """
+        sources = list(self.sources)
+        loop = self._loop
+        busy_poll = min(self.config.lease / 2, 5.0)
+        batch = max(1, self.config.concurrency // 4)
+        backlog: list[str] = []  # hosts the last round had no room for
+        scan = True  # look at the frontier: at the start, on wake(), on a poll
+
+        def eligible(host: str) -> bool:
+            return (host not in self._workers and host not in self._finished
+                    and not self._parked(host))
+
+        while True:
+            self._claim_wakeup.clear()
+            past_deadline = self._deadline is not None and loop.time() >= self._deadline
+            more = False
+            scanned = scan
+            if not past_deadline and (scan or backlog):
+                if backlog and not scan:
+                    wanted = [h for h in backlog if eligible(h)]
+                else:
+                    wanted = [h for h in await self.db(frontier.pending_hosts, sources)
+                              if eligible(h)]
+                if self._shared:
+                    chunk = wanted[:batch * 8]  # enough to find `batch` free ones, mostly
+                    got = await self.db(claims.claim, self.claimant, chunk,
+                                        self.config.lease, batch)
+                    # A short round means the rest of its chunk is held by others.
+                    rest = wanted[len(chunk):]
+                    backlog = ([h for h in chunk if h not in got] + rest
+                               if len(got) == batch else rest)
+                    more = bool(backlog)
+                else:
+                    got = await self.db(claims.claim, self.claimant, wanted,
+                                        self.config.lease, len(wanted), True)
+                await self._start_workers(got)
+            if not self._workers and not more:
+                if not scanned and not past_deadline:
+                    scan = True  # a last look at the frontier before ending
+                    continue
+                if past_deadline or not self._shared:
+                    break
+                if not await self.db(claims.held_elsewhere, self.claimant, sources):
+                    break
+            if not self._shared:
+                timeout = None  # nothing but wake() brings this process new hosts
+            else:
+                timeout = 0.05 if more else busy_poll if self._workers else 1.0
+            waits = [*self._workers.values(),
+                     asyncio.ensure_future(self._claim_wakeup.wait())]
+            try:
+                done, _ = await asyncio.wait(waits, timeout=timeout,
+                                             return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waits[-1].cancel()
+            # A worker that ended leaves nothing new to claim; a wake() or a poll may.
+            scan = self._claim_wakeup.is_set() or not done
+        if self._workers:
+            await asyncio.gather(*list(self._workers.values()))
+
+    def _parked(self, host: str) -> bool:
+        state = self.hosts.get(host)
+        return bool(state and state.parked_until and state.parked_until > utcnow())
+
+    async def _start_workers(self, got: dict[str, float]) -> None:
+        """Workers for newly claimed hosts, with what other processes left of them."""
+        if not got:
+            return
+        now = self._loop.time()
+        sure = now + self.config.lease * 2 / 3
+        if self._shared:
+            await self._reload_states(list(got))
+        for host, wait in got.items():
+            self._held[host] = sure
+            state = self.hosts.setdefault(host, HostState(host))
+            state.next_allowed = max(state.next_allowed, now + wait)
+            if self._shared:
+                state.robots_loaded = False  # another process may have read it since
+            self._wakeups[host] = asyncio.Event()
+            self._workers[host] = asyncio.create_task(self._worker(host))
+
+    async def _reload_states(self, hosts: list[str]) -> None:
+        """The sources of these hosts as the database has them: another process may have
+        worked them (their version, types, …) since this one started."""
+        ids = [sid for h in hosts for sid in self._source_hosts.get(h, ())]
+        if not ids:
+            return
+
+        def read(conn: Connection) -> list:
+            return conn.execute(select(source.c.id, source.c.state)
+                                .where(source.c.id.in_(ids))).all()
+
+        for sid, state in await self.db(read):
+            self.sources[sid].state = json.loads(state or "{}")
+
+    async def _renew(self, hosts: list[str]) -> None:
+        """Extend the leases of these hosts; a host found lost stops its worker."""
+        if not hosts:
+            return
+        loop = self._loop
+        started = loop.time()
+        waits = {h: self.hosts[h].next_allowed - started for h in hosts if h in self.hosts}
+        kept = await self.db(claims.renew, self.claimant, hosts, self.config.lease, waits)
+        sure = started + self.config.lease * 2 / 3
+        for host in hosts:
+            if host in kept:
+                self._held[host] = sure
+                continue
+            self._held.pop(host, None)
+            worker = self._workers.get(host)
+            if worker is not None and worker is not asyncio.current_task():
+                worker.cancel()
+
+    async def _renew_periodically(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.lease / 3)
+            await self._renew(list(self._held))
 
     async def _load_sources(self, source_ids: Iterable[int] | None) -> None:
         wanted = set(source_ids) if source_ids is not None else None
@@ -373,6 +546,7 @@ class Harvest:
                                 json.loads(row["state"] or "{}"),
                                 Guard(row["base_url"], self.resolver))
             self.sources[ctx.id] = ctx
+            self._source_hosts.setdefault(host_key(ctx.base_url), []).append(ctx.id)
             next_due = aware(row["next_due_at"])
             due = self.config.refresh or self.config.full or next_due is None or next_due <= now
             if not due:
@@ -382,6 +556,13 @@ class Harvest:
             rewrite = self._rewrite(ctx, now)
 
             def seed(conn: Connection, ctx=ctx, rewrite=rewrite) -> int | None:
+                # Harvesters started together: one starts the cycle, the others wait for its
+                # commit here and find the cycle begun (or the source no longer due).
+                due_at = aware(conn.scalar(select(source.c.next_due_at)
+                                           .where(source.c.id == ctx.id).with_for_update()))
+                if not (self.config.refresh or self.config.full or due_at is None
+                        or due_at <= utcnow()):
+                    return None
                 if frontier.has_pending_chain(conn, ctx.id):
                     return None
                 sapl.start_cycle(conn, ctx, rewrite)
@@ -406,16 +587,21 @@ class Harvest:
             if host in self._workers:
                 self._wakeups[host].set()
                 continue
-            state = self.hosts.setdefault(host, HostState(host))
-            if state.parked_until and state.parked_until > utcnow():
-                continue
-            self._wakeups[host] = asyncio.Event()
-            self._workers[host] = asyncio.create_task(self._worker(host))
+            # Not ours now: the scheduler claims it (it may be another process's).
+            self._finished.discard(host)
+            self._claim_wakeup.set()
 
     async def _worker(self, host: str) -> None:
         state = self.hosts[host]
+        lost = False
         try:
             await self._work(state)
+        except ClaimLost:
+            lost = True
+        except asyncio.CancelledError:
+            if host in self._held:  # Ctrl-C or the run's end, not a lost claim
+                raise
+            lost = True
         except Exception as e:  # a bug of ours: this host stops, the others go on
             state.errors += 1
             state.last_error = _internal(e)
@@ -429,6 +615,12 @@ class Harvest:
             if client is not None:
                 await client.aclose()
             state.busy, state.waiting_until, state.wait_reason = False, None, None
+            if not lost:
+                self._finished.add(host)
+            if self._held.pop(host, None) is not None:
+                await self._flush_files()  # its files done: committed before another takes it
+                await self.db(claims.release, self.claimant, host,
+                              state.next_allowed - self._loop.time())
             self._progress()
 
     async def _work(self, state: HostState) -> None:
@@ -443,7 +635,8 @@ class Harvest:
             if not queue:
                 await self._flush_files()
                 queue.extend(await self.db(frontier.load, host, 100, self.config.files,
-                                           list(self.sources)))
+                                           list(self.sources),
+                                           self.claimant if self._shared else None))
                 if not queue:
                     break
             req = queue[0]
@@ -518,6 +711,8 @@ class Harvest:
                         await sapl.handle(self, ctx, req)
             except FetchError as e:
                 error = e
+            except ClaimLost:
+                raise  # the request stays in the frontier for the host's new claimant
             except TimeoutError:
                 if self._deadline is not None and self._loop.time() >= self._deadline - 0.05:
                     # --max-time: the request stays in the frontier, the next run redoes it.
@@ -604,6 +799,7 @@ class Harvest:
             return
         async with self._sem:
             state.requests += 1
+            await self._before_request(ctx, robots_url, count=False)
             try:
                 async with asyncio.timeout(self._budget()), \
                         open_stream(self._client(robots_url), robots_url,

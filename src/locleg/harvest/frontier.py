@@ -68,10 +68,18 @@ def enqueue(conn: Connection, items: Iterable[dict], not_before: datetime | None
 
 
 def load(conn: Connection, host: str, limit: int = 200, files: bool = True,
-         source_ids: Sequence[int] | None = None) -> list[Request]:
-    """The next pending requests of a host (of these sources), in the order they should run."""
+         source_ids: Sequence[int] | None = None,
+         claimant: str | None = None) -> list[Request]:
+    """The next pending requests of a host (of these sources), in the order they should run.
+
+    With a claimant, only while that process holds the host's claim (claims.py): nothing for
+    a process that lost it.
+    """
     query = select(harvest_request).where(harvest_request.c.host == host,
                                           harvest_request.c.state == PENDING)
+    if claimant is not None:
+        query = query.where(select(harvest_host.c.host).where(
+            harvest_host.c.host == host, harvest_host.c.claimed_by == claimant).exists())
     if source_ids is not None:
         query = query.where(harvest_request.c.source_id.in_(list(source_ids)))
     if not files:

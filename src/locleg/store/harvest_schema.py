@@ -1,6 +1,6 @@
 """The harvester's tables: the persistent frontier, host politeness state, SAPL norms and vínculos.
 
-Defined on the corpus `metadata`; migration 0002 creates exactly this.
+Defined on the corpus `metadata`; migrations 0002 and 0010 (host claims) create exactly this.
 """
 
 from __future__ import annotations
@@ -33,6 +33,10 @@ harvest_host = Table(
     Column("parked_until", Timestamp),  # kept failing: left alone until then
     Column("last_error", Text),
     Column("last_request_at", Timestamp),
+    # The harvest process working the host now (harvest/claims.py), until its lease runs out.
+    Column("claimed_by", Text),
+    Column("claim_expires_at", Timestamp),
+    Column("next_allowed_at", Timestamp),  # its Crawl-delay, kept for whichever process is next
 )
 
 # The frontier: every request still to make, with when it may be made at the earliest.
