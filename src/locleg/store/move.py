@@ -300,8 +300,8 @@ def _claim(target: psycopg.Connection, source: sqlite3.Connection, tables: list[
         source_sum = _source_checksum(source, table)
         target_sum = _target_checksum(target, table)
         if (source_sum.rows, source_sum.hex) != (target_sum.rows, target_sum.hex):
-            raise UserError(f"{safe_url(url)} already holds another corpus ({table.name}: "
-                            f"{target_sum.rows:,} rows that are not this corpus's): give an "
+            raise UserError(f"{safe_url(url)} already holds another corpus (its table "
+                            f"{table.name} has rows that are not this corpus's): give an "
                             "empty database")
     target.execute(sql.SQL("INSERT INTO {} (source, started_at) VALUES (%s, now())")
                    .format(sql.Identifier(MARKER)), [source_name])
@@ -348,7 +348,8 @@ def _move_table(source: sqlite3.Connection, target: psycopg.Connection, table: T
     source_rows = source.execute(f'SELECT count(*) FROM "{table.name}"').fetchone()[0]
     if on_table:
         on_table(table.name, source_rows)
-    if _count(target, table.name) > 0:
+    stale = _count(target, table.name) > 0
+    if stale:
         target.commit()
         source_sum = _source_checksum(source, table)
         target_sum = _target_checksum(target, table)
@@ -364,11 +365,17 @@ def _move_table(source: sqlite3.Connection, target: psycopg.Connection, table: T
         # again below (TRUNCATE in the copy's own transaction).
     target.commit()
     copy_started = time.monotonic()
-    source_sum = _copy(source, target, table, on_rows)
+    source_sum = _copy(source, target, table, on_rows, stale)
     report.copy_seconds += time.monotonic() - copy_started
     report.rows_copied += source_sum.rows
-    target.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(table.name)))
+    # Statistics for the planner and the visibility map for index-only scans, at once
+    # rather than when autovacuum comes round.
     target.commit()
+    target.autocommit = True
+    try:
+        target.execute(sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(table.name)))
+    finally:
+        target.autocommit = False
     _set_sequence(target, table)
     target_sum = _target_checksum(target, table)
     result.source_rows, result.source_checksum = source_sum.rows, source_sum.hex
@@ -379,15 +386,15 @@ def _move_table(source: sqlite3.Connection, target: psycopg.Connection, table: T
 
 
 def _copy(source: sqlite3.Connection, target: psycopg.Connection, table: Table,
-          on_rows) -> Checksum:
+          on_rows, stale: bool) -> Checksum:
     """One table in one transaction: empty it, COPY every row in, check its references.
 
     Its foreign keys are dropped for the COPY and added back before the commit: PostgreSQL
     then checks every reference in one join instead of one lookup per row, and a norm may
     name a norm merged into it further on in the same table. Its triggers (which queue
     changed norms for the index and enrichment) are off: the queues are copied as they are.
-    TRUNCATE in the same transaction lets COPY write the rows frozen (FREEZE), so no
-    VACUUM has to rewrite them afterwards.
+    A table left with other rows (the SQLite corpus changed since an interrupted move) is
+    emptied in the same transaction first.
     """
     name = sql.Identifier(table.name)
     checksum = Checksum([_kind(c) for c in table.columns])
@@ -395,15 +402,17 @@ def _copy(source: sqlite3.Connection, target: psycopg.Connection, table: Table,
         "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
         "WHERE conrelid = %s::regclass AND contype = 'f' ORDER BY conname",
         [table.name]).fetchall()
+    target.commit()  # so that the block below is the transaction itself, not a savepoint
     with target.transaction():
         for fk_name, _ in foreign_keys:
             target.execute(sql.SQL("ALTER TABLE {} DROP CONSTRAINT {}")
                            .format(name, sql.Identifier(fk_name)))
-        # CASCADE: tables that reference this one come later in the order and are copied
-        # again after it (they are empty unless the corpus changed since an interrupted move).
-        target.execute(sql.SQL("TRUNCATE {} CASCADE").format(name))
+        if stale:
+            # CASCADE: the tables that reference this one come later in the order and are
+            # copied again after it.
+            target.execute(sql.SQL("TRUNCATE {} CASCADE").format(name))
         target.execute(sql.SQL("ALTER TABLE {} DISABLE TRIGGER USER").format(name))
-        copy_sql = sql.SQL("COPY {} ({}) FROM STDIN WITH (FREEZE)").format(
+        copy_sql = sql.SQL("COPY {} ({}) FROM STDIN").format(
             name, sql.SQL(", ").join(sql.Identifier(c) for c in _columns(table)))
         with target.cursor() as cursor, cursor.copy(copy_sql) as copy:
             for batch in _source_rows(source, table):
