@@ -208,8 +208,8 @@ def _waiting_on_lock(admin: psycopg.Connection) -> bool:
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["kill", "ctrl-c"])
 def test_an_interrupted_move_run_again_ends_identical(folder, target, how):
     """The move is stopped in the page table's transaction, waiting for a lock this test
-    holds, after the tables before it were copied; then the SQLite corpus changes (a problem recorded),
-    and the move run again copies what differs and ends with every table equal."""
+    holds, after the tables before it were copied; then the SQLite corpus changes (a problem
+    recorded), and the move run again copies what differs and ends with every table equal."""
     plain = target.replace(f":{PASSWORD}@", "@", 1)
     init_corpus(folder.parent / "schema-only", plain).close()  # the schema, to lock a table
     blocker = psycopg.connect(plain)

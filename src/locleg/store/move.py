@@ -280,12 +280,10 @@ def _claim(target: psycopg.Connection, source: sqlite3.Connection, tables: list[
            source_name: str, url: str) -> None:
     """Mark the target as a copy of this corpus, unless it holds another one: rows that are
     not this corpus's and no marker of an earlier move of it."""
-    target.execute(sql.SQL(
-        "CREATE TABLE IF NOT EXISTS {} (source text PRIMARY KEY, "
-        "started_at timestamptz NOT NULL, finished_at timestamptz)"
-    ).format(sql.Identifier(MARKER)))
-    marks = [r[0] for r in target.execute(
-        sql.SQL("SELECT source FROM {}").format(sql.Identifier(MARKER)))]
+    marks = []
+    if target.execute("SELECT to_regclass(%s)", [MARKER]).fetchone()[0] is not None:
+        marks = [r[0] for r in target.execute(
+            sql.SQL("SELECT source FROM {}").format(sql.Identifier(MARKER)))]
     if source_name in marks:
         target.commit()
         return
@@ -303,6 +301,10 @@ def _claim(target: psycopg.Connection, source: sqlite3.Connection, tables: list[
             raise UserError(f"{safe_url(url)} already holds another corpus (its table "
                             f"{table.name} has rows that are not this corpus's): give an "
                             "empty database")
+    target.execute(sql.SQL(
+        "CREATE TABLE IF NOT EXISTS {} (source text PRIMARY KEY, "
+        "started_at timestamptz NOT NULL, finished_at timestamptz)"
+    ).format(sql.Identifier(MARKER)))
     target.execute(sql.SQL("INSERT INTO {} (source, started_at) VALUES (%s, now())")
                    .format(sql.Identifier(MARKER)), [source_name])
     target.commit()
@@ -349,7 +351,7 @@ def _move_table(source: sqlite3.Connection, target: psycopg.Connection, table: T
     if on_table:
         on_table(table.name, source_rows)
     stale = _count(target, table.name) > 0
-    if stale:
+    if stale or source_rows == 0:
         target.commit()
         source_sum = _source_checksum(source, table)
         target_sum = _target_checksum(target, table)
