@@ -15,6 +15,15 @@ on the baseline corpus when it has an FTS5 index.
 
     .venv/bin/python bench/explorer_speed.py --norms 1000000 [--queries 200]
         [--baseline-tree ../wt-base --baseline-corpus ../wt-base/bench/out/explorer-1000000]
+
+The same table on PostgreSQL: --database URL moves the SQLite bench corpus into that
+(empty) database once, with `locleg migrate --to URL`, in a folder of its own beside it
+(explorer-N-pg/, sharing the search index's files by hard links); --corpus PATH measures an
+existing corpus instead, e.g. one migrated already. bench/postgres.py starts a server.
+
+    .venv/bin/python bench/explorer_speed.py --norms 100000 \
+        --database postgresql://postgres@127.0.0.1:5440/bench100k
+    .venv/bin/python bench/explorer_speed.py --corpus bench/out/explorer-1000000-pg
 """
 
 from __future__ import annotations
@@ -36,7 +45,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "src"))
 
+from sqlalchemy import create_engine, text  # noqa: E402
+
 from explorer_corpus import CORE, build, corpus_folder  # noqa: E402
+from locleg.config import read_settings  # noqa: E402
+from locleg.dburl import safe_url  # noqa: E402
 from locleg.search import textindex  # noqa: E402
 from locleg.search.query import parse, with_joined_words  # noqa: E402
 
@@ -150,6 +163,40 @@ def warm_files(folder: Path) -> None:
                     pass
 
 
+def postgresql_copy(folder: Path, url: str) -> Path:
+    """The SQLite bench corpus moved to PostgreSQL by `locleg migrate --to`, once, in a
+    folder of its own (settings, and the search index's files hard-linked: an index is never
+    rewritten in place), so the SQLite corpus stays as the other figures need it."""
+    pg_folder = folder.with_name(folder.name + "-pg")
+    if (pg_folder / "migrated.json").exists():
+        return pg_folder
+    if pg_folder.exists():
+        subprocess.run(["rm", "-rf", str(pg_folder)], check=True)
+    pg_folder.mkdir()
+    (pg_folder / "locleg.toml").write_bytes((folder / "locleg.toml").read_bytes())
+    (pg_folder / "originals").mkdir()
+    (pg_folder / "corpus.db").symlink_to(folder / "corpus.db")
+    subprocess.run(["cp", "-al", str(folder / textindex.INDEX_FOLDER),
+                    str(pg_folder / textindex.INDEX_FOLDER)], check=True)
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "locleg", "migrate", "--to", url, "--corpus",
+                    str(pg_folder)], check=True)
+    (pg_folder / "migrated.json").write_text(
+        f'{{"database": "{safe_url(url)}", "seconds": {time.monotonic() - started:.0f}}}')
+    return pg_folder
+
+
+def prewarm(engine) -> None:
+    """PostgreSQL's twin of reading the SQLite file into the page cache: every table and
+    index of the corpus read once (pg_prewarm, from PostgreSQL's contrib)."""
+    with engine.begin() as conn:
+        conn.execute(text("CREATE EXTENSION IF NOT EXISTS pg_prewarm"))
+        conn.execute(text(
+            "SELECT pg_prewarm(c.oid) FROM pg_class c JOIN pg_namespace n "
+            "ON n.oid = c.relnamespace WHERE n.nspname = current_schema() "
+            "AND c.relkind IN ('r', 'i')")).all()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--norms", type=int, default=100_000)
@@ -160,19 +207,42 @@ def main() -> None:
                         help="a checkout of the commit to compare with (its src/ is used)")
     parser.add_argument("--baseline-corpus", type=Path,
                         help="the same corpus, built by the baseline checkout")
+    parser.add_argument("--database", metavar="URL",
+                        help="measure on PostgreSQL: the bench corpus moved into this empty "
+                             "database (once, by locleg migrate --to URL)")
+    parser.add_argument("--corpus", type=Path,
+                        help="measure this existing corpus (SQLite or PostgreSQL) instead of "
+                             "the built one; --norms is then read from it")
     args = parser.parse_args()
     if (args.baseline_tree is None) != (args.baseline_corpus is None):
         parser.error("--baseline-tree and --baseline-corpus go together")
+    if args.database and args.corpus:
+        parser.error("--database moves the built corpus; --corpus names one already there")
     rng = random.Random(5)
-    folder = build(args.norms, corpus_folder(args.norms))
+    if args.corpus is not None:
+        folder = args.corpus.resolve()
+    else:
+        folder = build(args.norms, corpus_folder(args.norms))
+        if args.database:
+            folder = postgresql_copy(folder, args.database)
+    settings = read_settings(folder)
+    engine = create_engine(settings.database_url)
+    backend = "SQLite" if settings.is_sqlite else "PostgreSQL"
     warm_files(folder / textindex.INDEX_FOLDER)
-    warm_files(folder / "corpus.db")
-    db = sqlite3.connect(folder / "corpus.db")
+    if settings.is_sqlite:
+        warm_files(folder / "corpus.db")
+    else:
+        prewarm(engine)
+    with engine.connect() as db:
+        if args.corpus is not None:
+            args.norms = db.execute(text("SELECT count(*) FROM norm")).scalar_one()
+        places = [tuple(r) for r in db.execute(
+            text("SELECT jurisdiction_code, uf, norms FROM search_place"))]
+        max_id = db.execute(text("SELECT max(id) FROM norm")).scalar_one()
+    engine.dispose()
     queries = pick_queries(folder, args.norms, args.queries, rng)
-    places = db.execute("SELECT jurisdiction_code, uf, norms FROM search_place").fetchall()
     big = sorted(places, key=lambda p: -p[2])
     ufs = sorted({p[1] for p in places})
-    max_id = db.execute("SELECT max(id) FROM norm").fetchone()[0]
     baseline_db = None
     if args.baseline_corpus is not None:
         warm_files(args.baseline_corpus / "corpus.db")
@@ -239,7 +309,7 @@ def main() -> None:
     searcher = textindex.for_folder(folder / textindex.INDEX_FOLDER).searcher()
     matches = [searcher.search(textindex.compile_words(with_joined_words(parse(q))), 1,
                                count=True).count for q in queries[:20]]
-    print(f"\nExplorer on {args.norms:,} norms ({len(places):,} jurisdictions), SQLite, "
+    print(f"\nExplorer on {args.norms:,} norms ({len(places):,} jurisdictions), {backend}, "
           f"warm cache; {args.queries} requests per row and server; two-word queries match "
           f"{min(matches):,}–{max(matches):,} norms here; ranking over every match, "
           f"{estimate}\n")

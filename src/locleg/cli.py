@@ -153,6 +153,8 @@ LAZY_COMMANDS = {
     "harvest": ("cli_harvest", "Harvest SAPL sources politely: norms, anexos, vínculos and "
                                "their originals."),
     "index": ("cli_web", "Bring the search index and the explorer's counts up to date."),
+    "migrate": ("cli_migrate", "Move the corpus to other storage; prints counts and checksums "
+                               "of both sides."),
     "search": ("cli_web", 'Full-text search: words, "exact phrases", prefix*, AND / OR / NOT, '
                           "accents ignored."),
     "serve": ("cli_web", "Serve the explorer and its JSON API (read-only) over HTTP."),

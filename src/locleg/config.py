@@ -108,3 +108,26 @@ def mark_demo(folder: Path) -> None:
     text = target.read_text(encoding="utf-8").rstrip("\n")
     target.write_text(text + "\n# built from made-up samples: a demonstration, not real law\n"
                       "demo = true\n", encoding="utf-8")
+
+
+def set_database(folder: Path, database_url: str) -> None:
+    """Point the settings at another database, atomically (a crash keeps the old file), and
+    never with its password: the file travels with a corpus that is public."""
+    target = folder / SETTINGS_FILE
+    lines = target.read_text(encoding="utf-8").splitlines()
+    line = f"database = {json.dumps(url_without_password(database_url))}"
+    found = [i for i, text in enumerate(lines) if text.split("=", 1)[0].strip() == "database"]
+    if found:
+        lines[found[0]] = line
+    else:
+        lines.append(line)
+    hint = f"# The database password is not kept here: {PASSWORD_HINT}."
+    if has_password(database_url) and hint not in lines:
+        lines.insert(lines.index(line) + 1, hint)
+    partial = target.with_name(f".{SETTINGS_FILE}.{os.getpid()}")
+    with partial.open("w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(partial, target)
+    read_settings(folder)  # still a readable settings file

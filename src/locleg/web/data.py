@@ -509,6 +509,9 @@ def _stored_facets(conn: Connection, scope: str) -> dict[str, list[dict]]:
     for facet, value, count in conn.execute(
         select(search_facet.c.facet, search_facet.c.value, search_facet.c.count)
         .where(search_facet.c.scope == scope, search_facet.c.facet.in_(FACETS))
+        # Values of equal counts in one order on every backend (SQLite reads them in key
+        # order, PostgreSQL in whatever order its heap holds them).
+        .order_by(search_facet.c.facet, search_facet.c.value)
     ):
         found[facet][value] = count
     return _facet_lists(found)
