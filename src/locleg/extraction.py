@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlalchemy.sql.elements import ColumnElement
 
-from .blobs import BlobError, BlobStore
+from .blobs import BlobError, open_blobs
 from .corpus import Corpus
 from .extract import DEFAULT_LIMITS, ExtractionResult, Limits, extract
 from .extract.limits import human_bytes
@@ -172,7 +172,7 @@ def extract_stored(blob_root: str, sha256: str, media_type: str | None, size: in
         return failed(f"file too large ({human_bytes(size)}; limit "
                       f"{human_bytes(limits.file_bytes)})")
     try:
-        data = BlobStore(blob_root).read(sha256)
+        data = open_blobs(blob_root).read(sha256)
     except BlobError as e:
         result = failed(str(e))
         result.detail = "original unreadable"

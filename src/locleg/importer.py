@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from .blobs import BlobStore
+from .blobs import BlobStore, open_blobs
 from .corpus import Corpus
 from .dump import Entry, RefusedFile, open_in_dump, plan, storable_path
 from .extract import sniff_media_type
@@ -129,13 +129,13 @@ def import_path(
     return report
 
 
-_copier_blobs: BlobStore | None = None
+_copier_blobs: BlobStore | None = None  # or the fsspec store that open_blobs gives
 
 
 def _init_copier(root: str, command_pid: int) -> None:
     global _copier_blobs
     end_with(command_pid)
-    _copier_blobs = BlobStore(Path(root))
+    _copier_blobs = open_blobs(root)
 
 
 def _copy_files(root: str, paths: list[str]) -> list[dict | str]:
