@@ -12,7 +12,9 @@ from the URL, which is written to the corpus settings.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 from .blobs import _CHUNK, _SHA256, BlobError, Stored, check_digest, sha256_of
 from .dburl import has_password, safe_url
@@ -24,6 +26,7 @@ MARKER = "locleg-originals.txt"
 _MARKER_TEXT = b"br-locleg originals: one object per sha256, under <2 first hex digits>/<sha256>\n"
 # Big originals are hashed as they stream in, a few MB per request.
 _READ_BLOCK = 8 * _CHUNK
+_LISTINGS = 8  # fan-out prefixes listed at once
 
 
 class OriginalsUnavailable(UserError):
@@ -32,20 +35,32 @@ class OriginalsUnavailable(UserError):
     exit_code = 1
 
 
-def reason(error: BaseException) -> str:
-    """What went wrong, in a few words, from an error of botocore, aiohttp, s3fs or the OS."""
+# A user:password@ anywhere in a message (an endpoint URL a library quotes back).
+_USERINFO = re.compile(r"([a-z][a-z0-9+.-]*://[^:/?#@\s]*):[^@/?#\s]*@", re.IGNORECASE)
+
+
+def masked(text: str) -> str:
+    return _USERINFO.sub(r"\1:***@", text)
+
+
+def reason(error: BaseException) -> tuple[str, str]:
+    """What went wrong in a few words, and what to do, from botocore, aiohttp, s3fs or the OS."""
     name = type(error).__name__
-    text = str(error) or name
+    text = masked(str(error) or name)
     lowered = f"{name} {text}".lower()
     if isinstance(error, FileNotFoundError) or "nosuchbucket" in lowered:
-        return f"bucket or prefix not found ({text})"
+        return (f"bucket or prefix not found ({text})",
+                "check the URL and AWS_ENDPOINT_URL, or create the bucket")
     if isinstance(error, PermissionError) or any(
             w in lowered for w in ("accessdenied", "invalidaccesskeyid", "signaturedoesnotmatch",
                                    "forbidden", "credentials")):
-        return f"access refused, check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY ({text})"
+        return (f"access refused ({text})",
+                "check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or AWS_PROFILE)")
     if any(w in lowered for w in ("connect", "timeout", "timed out", "endpoint")):
-        return f"cannot connect ({text})"
-    return text if name in text else f"{name}: {text}"
+        return (f"cannot connect ({text})",
+                "what was stored is kept: run the command again once it answers")
+    return (text if name in text else f"{name}: {text}",
+            "what was stored is kept: run the command again")
 
 
 class FsspecBlobStore:
@@ -75,9 +90,9 @@ class FsspecBlobStore:
         return f"{self._base}/{sha256[:2]}/{sha256}"
 
     def _unavailable(self, doing: str, error: BaseException) -> OriginalsUnavailable:
+        what, hint = reason(error)
         return OriginalsUnavailable(
-            f"originals store {safe_url(self.url)} unavailable while {doing}: {reason(error)}; "
-            "what was stored is kept, run the command again once it answers")
+            f"originals store {safe_url(self.url)} unavailable while {doing}: {what}; {hint}")
 
     # -- the interface of blobs.BlobStore ------------------------------------------------
 
@@ -145,21 +160,28 @@ class FsspecBlobStore:
             yield digest
 
     def inventory(self) -> Iterator[tuple[str, int]]:
-        """(digest, size) of every stored original, from listings (no object is read)."""
-        for fan_out in range(256):
-            prefix = f"{self._base}/{fan_out:02x}"
-            try:
-                found = self.fs.find(prefix, detail=True)
-            except FileNotFoundError:
-                continue
-            except Exception as e:
-                raise self._unavailable("listing the originals", e) from None
-            finally:
-                self.fs.invalidate_cache(prefix)
-            for key, info in sorted(found.items()):
-                name = key.rsplit("/", 1)[-1]
-                if _SHA256.fullmatch(name) and name[:2] == f"{fan_out:02x}":
-                    yield name, int(info["size"])
+        """(digest, size) of every stored original, from listings (no object is read).
+
+        One listing per fan-out prefix, a few at once (each costs a round trip), so memory
+        holds a few 256ths of the store's names, never all of them.
+        """
+        with ThreadPoolExecutor(_LISTINGS) as pool:
+            yield from (entry for found in pool.map(self._listing, range(256))
+                        for entry in found)
+
+    def _listing(self, fan_out: int) -> list[tuple[str, int]]:
+        prefix = f"{self._base}/{fan_out:02x}"
+        try:
+            found = self.fs.find(prefix, detail=True)
+        except FileNotFoundError:
+            return []
+        except Exception as e:
+            raise self._unavailable("listing the originals", e) from None
+        finally:
+            self.fs.invalidate_cache(prefix)
+        names = ((key.rsplit("/", 1)[-1], info) for key, info in found.items())
+        return sorted((name, int(info["size"])) for name, info in names
+                      if _SHA256.fullmatch(name) and name[:2] == f"{fan_out:02x}")
 
     def leftover_temp_files(self) -> list:
         """None: an object PUT is whole or absent, and leaves no temp object behind."""
