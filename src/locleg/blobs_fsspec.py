@@ -26,7 +26,7 @@ MARKER = "locleg-originals.txt"
 _MARKER_TEXT = b"br-locleg originals: one object per sha256, under <2 first hex digits>/<sha256>\n"
 # Big originals are hashed as they stream in, a few MB per request.
 _READ_BLOCK = 8 * _CHUNK
-_LISTINGS = 8  # fan-out prefixes listed at once
+_LISTINGS = 16  # fan-out prefixes listed at once
 
 
 class OriginalsUnavailable(UserError):

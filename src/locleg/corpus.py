@@ -62,8 +62,10 @@ def init_corpus(folder: Path, database_url: str | None = None,
     if folder.exists() and not folder.is_dir():
         raise UserError(f"{folder} exists and is not a folder")
     if originals:
-        if not is_url(originals):
-            originals = str(Path(originals).expanduser().resolve())
+        if is_url(originals):
+            originals = originals.rstrip("/")
+        else:
+            originals = str(Path(originals.removeprefix("file://")).expanduser().resolve())
         # A missing bucket, bad credentials or no server: one line, and no corpus left behind.
         open_blobs(originals).create()
     if url:
