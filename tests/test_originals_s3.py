@@ -157,15 +157,15 @@ def test_the_s3_server_down_mid_import_stops_it_cleanly_and_a_rerun_completes_it
     server, bucket = s3
     corpus = tmp_path / "corpus"
     cli("init", str(corpus), "--originals", f"s3://{bucket}/o", server=server, check=True)
-    files = make_dump(tmp_path / "dump", 120)
-    server.proxy.delay = 0.02  # long enough an import to take the server away during it
+    files = make_dump(tmp_path / "dump", 60)
+    server.proxy.delay = 0.005  # long enough an import to take the server away during it
     env = {**os.environ, **server.env, "LOCLEG_CORPUS": str(corpus)}
     importing = subprocess.Popen(
         [sys.executable, "-m", "locleg", "import", str(tmp_path / "dump"), "-j", JUAZEIRO,
          "--batch-size", "10"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     try:
-        wait_for(lambda: len(server.keys(bucket, "o/")) > 30 or importing.poll() is not None,
+        wait_for(lambda: len(server.keys(bucket, "o/")) > 20 or importing.poll() is not None,
                  timeout=120, what="the import to store some originals")
         assert importing.poll() is None, "the import ended before the server went down"
         server.proxy.down()
@@ -176,8 +176,8 @@ def test_the_s3_server_down_mid_import_stops_it_cleanly_and_a_rerun_completes_it
     assert importing.returncode == 1
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and "Traceback" not in err, err
-    assert lines[0].startswith(f"error: originals store s3://{bucket}/o unavailable while "
-                               "storing")
+    # Whichever request met the closed endpoint: the HEAD before a PUT, or the PUT.
+    assert lines[0].startswith(f"error: originals store s3://{bucket}/o unavailable while ")
     assert "cannot connect" in lines[0] and "run the command again" in lines[0]
     assert SECRET not in out + err
 
@@ -188,9 +188,9 @@ def test_the_s3_server_down_mid_import_stops_it_cleanly_and_a_rerun_completes_it
     assert "OK:" in partial.stdout
     rerun = cli("import", str(tmp_path / "dump"), "-j", JUAZEIRO, server=server, corpus=corpus,
                 check=True)
-    assert "Imported 120 files" in rerun.stdout
+    assert "Imported 60 files" in rerun.stdout
     checked = cli("check", server=server, corpus=corpus, check=True)
-    assert "OK: 120 versions, 120 originals verified" in checked.stdout
+    assert "OK: 60 versions, 60 originals verified" in checked.stdout
     assert len(server.keys(bucket, "o/")) == len(files) + 1  # and the marker
 
 
@@ -205,7 +205,7 @@ def test_migrate_local_originals_to_s3_resumes_after_a_kill_and_switches_when_al
     total = sum(len(d) for d in files.values())
     target = f"s3://{bucket}/moved"
 
-    server.proxy.delay = 0.02
+    server.proxy.delay = 0.005
     env = {**os.environ, **server.env, "LOCLEG_CORPUS": str(corpus)}
     moving = subprocess.Popen([sys.executable, "-m", "locleg", "migrate", "--originals", target],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
