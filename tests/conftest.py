@@ -12,6 +12,7 @@ import pytest
 
 from locleg.corpus import Corpus, init_corpus
 from tests.pgserver import PostgresServer
+from tests.s3server import S3Server
 
 BACKENDS = ["sqlite", "postgresql"]
 _databases = itertools.count()
@@ -32,6 +33,14 @@ def _ends_what_it_started():
 @pytest.fixture(scope="session")
 def pg_server():
     server = PostgresServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """moto's S3 server on 127.0.0.1 (behind a proxy the tests can take down)."""
+    server = S3Server().start()
     yield server
     server.stop()
 

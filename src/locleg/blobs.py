@@ -1,4 +1,8 @@
-"""Content-addressed store of originals: a file per sha256, written atomically, read verified."""
+"""Content-addressed store of originals: a file per sha256, written atomically, read verified.
+
+Originals live in a local folder (BlobStore) or on object storage (blobs_fsspec); open_blobs
+picks one from the corpus settings' location, a path or a URL.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .blobs_fsspec import FsspecBlobStore
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _CHUNK = 1 << 20
@@ -30,6 +38,31 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def check_digest(sha256: object) -> None:
+    # The digest is the whole name, so a crafted id can never climb out of the store.
+    if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
+        raise BlobError(f"not a sha256 digest: {sha256!r}")
+
+
+def is_url(location: str | Path) -> bool:
+    """An fsspec URL (s3://bucket/prefix…), not a local path (file:// is a local path)."""
+    return (isinstance(location, str) and "://" in location
+            and not location.startswith("file://"))
+
+
+def open_blobs(location: str | Path) -> BlobStore | FsspecBlobStore:
+    """The originals store at LOCATION: a folder (a path, or file://) or any fsspec URL.
+
+    Workers get the location as a string and open the same store with this.
+    """
+    if is_url(location):
+        from .blobs_fsspec import FsspecBlobStore
+
+        return FsspecBlobStore(str(location))
+    text = str(location)
+    return BlobStore(Path(text[len("file://"):] if text.startswith("file://") else text))
+
+
 class BlobStore:
     """Originals under ROOT/ab/<sha256>; a name is only ever a validated hex digest.
 
@@ -44,19 +77,20 @@ class BlobStore:
         self._writes = itertools.count()
 
     def path_for(self, sha256: str) -> Path:
-        # The digest is the whole name, so a crafted id can never climb out of the store.
-        if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
-            raise BlobError(f"not a sha256 digest: {sha256!r}")
+        check_digest(sha256)
         return self.root / sha256[:2] / sha256
 
     def exists(self, sha256: str) -> bool:
         return self.path_for(sha256).is_file()
 
-    def put(self, data: bytes, sha256: str | None = None) -> Stored:
-        """Store bytes under their hash; a crash mid-write leaves only a temp file behind."""
+    def put(self, data: bytes, sha256: str | None = None, *, overwrite: bool = False) -> Stored:
+        """Store bytes under their hash; a crash mid-write leaves only a temp file behind.
+
+        overwrite replaces a file already there (a damaged copy being repaired).
+        """
         digest = sha256 or sha256_of(data)
         final = str(self.path_for(digest))
-        if os.path.isfile(final):
+        if not overwrite and os.path.isfile(final):
             return Stored(digest, len(data), created=False)
         fan_out = digest[:2]
         if fan_out not in self._made_dirs:
@@ -116,6 +150,14 @@ class BlobStore:
                 if _SHA256.fullmatch(path.name):
                     yield path.name
 
+    def inventory(self) -> Iterator[tuple[str, int]]:
+        """(digest, size) of every stored original, one fan-out folder at a time."""
+        for fan_out in sorted(self.root.glob("[0-9a-f][0-9a-f]")):
+            with os.scandir(fan_out) as entries:
+                found = [(e.name, e.stat().st_size) for e in entries
+                         if _SHA256.fullmatch(e.name) and e.is_file()]
+            yield from sorted(found)
+
     def leftover_temp_files(self) -> list[Path]:
         """Temp files of writes that a crash interrupted: harmless, safe to delete."""
         return sorted(self._tmp.glob("*")) if self._tmp.is_dir() else []
@@ -123,3 +165,14 @@ class BlobStore:
     def sync(self) -> None:
         """Flush written originals to disk before the rows naming them are committed."""
         os.sync()
+
+    def create(self) -> None:
+        """Make the folder of a new store."""
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def probe(self) -> None:
+        """Nothing to check: a missing or damaged file is reported by the read that meets it."""
+
+    @property
+    def url(self) -> str:
+        return str(self.root)

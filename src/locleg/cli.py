@@ -201,18 +201,22 @@ def cli() -> None:
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--db", "database_url", metavar="URL",
               help="Keep the tables in PostgreSQL (postgresql://user@host/db) instead of SQLite.")
-def init(path: Path | None, database_url: str | None) -> None:
+@click.option("--originals", metavar="URL",
+              help="Keep the originals on object storage (s3://bucket/prefix, any fsspec URL; "
+                   "endpoint and credentials from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID…) "
+                   "instead of the corpus's originals/ folder.")
+def init(path: Path | None, database_url: str | None, originals: str | None) -> None:
     """Create a corpus in PATH (default: $LOCLEG_CORPUS or the current folder)."""
     from .corpus import init_corpus
 
     folder = corpus_path(path)
-    corpus = init_corpus(folder, database_url)
+    corpus = init_corpus(folder, database_url, originals)
     try:
         where = safe_url(corpus.settings.database_url)
         count = len(corpus.store.jurisdictions())
         console.print(f"Created corpus in [bold]{printable(folder)}[/]")
         console.print(f"  database   {printable(where)}")
-        console.print(f"  originals  {printable(corpus.settings.originals)}")
+        console.print(f"  originals  {printable(safe_url(str(corpus.settings.originals)))}")
         console.print(f"  {count:,} jurisdictions loaded (IBGE)")
         if database_url and has_password(database_url):
             console.print(f"The password is not written to {SETTINGS_FILE}: {PASSWORD_HINT}")

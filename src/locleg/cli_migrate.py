@@ -1,4 +1,5 @@
-"""`locleg migrate`: move a corpus to other storage (a thin layer over store/move.py)."""
+"""`locleg migrate`: move a corpus to other storage (thin layers over store/move.py for the
+database and originals_move.py for the originals)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from .cli import cli, console, corpus_option, err_console, printable, progress_bar
+from .cli import cli, console, corpus_option, err_console, opened, printable, progress_bar
 from .config import PASSWORD_HINT, SETTINGS_FILE, corpus_path, read_settings
 from .dburl import has_password, safe_url
 from .errors import CorpusDamaged, UserError
@@ -17,15 +18,28 @@ from .errors import CorpusDamaged, UserError
 @click.option("--to", "to_url", metavar="URL",
               help="Move the tables and the search index to this PostgreSQL database "
                    "(postgresql://user@host/db).")
+@click.option("--originals", "originals", metavar="URL",
+              help="Move the originals to this store: s3://bucket/prefix (any fsspec URL; "
+                   "endpoint and credentials from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID…) or a "
+                   "folder.")
 @corpus_option
-def migrate(to_url: str | None, corpus_dir: Path | None) -> None:
+def migrate(to_url: str | None, originals: str | None, corpus_dir: Path | None) -> None:
     """Move the corpus to other storage; prints counts and checksums of both sides.
 
     Interrupted, run it again: what was already copied and verified is skipped. The corpus
-    settings switch to the new store only once everything is there and verified.
+    settings switch to the new store only once everything is there and verified. With both
+    options, the tables move first, then the originals.
     """
-    if not to_url:
-        raise UserError("say what to move: --to postgresql://user@host/db")
+    if not to_url and not originals:
+        raise UserError("say what to move: --to postgresql://user@host/db, "
+                        "--originals URL, or both")
+    if to_url:
+        _move_database(to_url, corpus_dir)
+    if originals:
+        _move_originals(originals, corpus_dir)
+
+
+def _move_database(to_url: str, corpus_dir: Path | None) -> None:
     from .store.move import move_to_postgresql
 
     settings = read_settings(corpus_path(corpus_dir))
@@ -70,3 +84,33 @@ def migrate(to_url: str | None, corpus_dir: Path | None) -> None:
     if has_password(to_url):
         err_console.print(f"The password is not written to {SETTINGS_FILE}: {PASSWORD_HINT}",
                           highlight=False)
+
+
+def _move_originals(originals: str, corpus_dir: Path | None) -> None:
+    from .originals_move import move_originals, removal_hint
+
+    with opened(corpus_dir) as corpus, progress_bar("copying", "originals") as (progress, task):
+        report = move_originals(
+            corpus, originals,
+            on_planned=lambda n: progress.update(task, total=n),
+            on_progress=lambda n: progress.advance(task, n),
+        )
+    console.print(f"originals: {report.copied:,} copied ({report.copied_bytes / 1e6:,.1f} MB), "
+                  f"{report.already_there:,} already there and intact"
+                  + (f", {report.repaired:,} damaged copies replaced" if report.repaired else ""),
+                  highlight=False)
+    for side, inventory, where in (("old", report.before, report.source),
+                                   ("new", report.after, report.target)):
+        if inventory is not None:
+            console.print(f"  {side}  {inventory.originals:,} originals, {inventory.bytes:,} "
+                          f"bytes, sha256 of the list {inventory.checksum}  "
+                          f"{printable(where)}", highlight=False, soft_wrap=True)
+    for error in report.errors[:50]:
+        err_console.print(f"[red]wrong:[/] {printable(error)}", highlight=False)
+    if not report.switched:
+        raise CorpusDamaged(f"{len(report.errors)} problem(s): the corpus still uses "
+                            f"{report.source}; fix them (see `locleg check`) and run the "
+                            "command again")
+    console.print(f"checksums match: the corpus now uses {printable(report.target)}. "
+                  f"The old store is left in place: {printable(removal_hint(report.source))}",
+                  highlight=False, soft_wrap=True)

@@ -22,7 +22,9 @@ FORMAT = 1
 class Settings:
     folder: Path
     database_url: str
-    originals: Path
+    # A folder (relative paths are of the corpus folder) or an fsspec URL (s3://bucket/…):
+    # blobs.open_blobs opens either. A URL is kept without any credential.
+    originals: Path | str
     # Built from made-up samples (`python -m locleg.samples DIR --corpus C`): the explorer
     # says so on every page and links none of the samples' portal addresses.
     demo: bool = False
@@ -58,7 +60,8 @@ PASSWORD_HINT = ("give the password to every command with LOCLEG_DATABASE_URL=po
                  "user:password@host/db, PGPASSWORD or ~/.pgpass")
 
 
-def write_settings(folder: Path, database_url: str | None) -> Settings:
+def write_settings(folder: Path, database_url: str | None,
+                   originals: str | None = None) -> Settings:
     """Write locleg.toml; never a password: the file travels with a corpus that is public."""
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / SETTINGS_FILE
@@ -69,7 +72,7 @@ def write_settings(folder: Path, database_url: str | None) -> Settings:
         f"format = {FORMAT}",
         # TOML basic strings accept JSON's escapes, so json.dumps writes valid values.
         f"database = {json.dumps(url_without_password(database_url or ''))}",
-        f"originals = {json.dumps(DEFAULT_ORIGINALS)}",
+        f"originals = {json.dumps(originals or DEFAULT_ORIGINALS)}",
         "",
     ]
     if database_url and has_password(database_url):
@@ -95,8 +98,35 @@ def read_settings(folder: Path) -> Settings:
         url = normalize_database_url(url)
     else:
         url = f"sqlite:///{folder / DEFAULT_DB_FILE}"
-    return Settings(folder, url, folder / raw.get("originals", DEFAULT_ORIGINALS),
+    return Settings(folder, url, originals_location(folder, raw.get("originals")),
                     demo=raw.get("demo") is True)
+
+
+def originals_location(folder: Path, written: str | None) -> Path | str:
+    """The originals as the settings name them: a URL as it is, a path under the corpus."""
+    written = written or DEFAULT_ORIGINALS
+    if "://" in written and not written.startswith("file://"):
+        return written
+    return folder / written.removeprefix("file://")
+
+
+def set_originals(folder: Path, location: str) -> None:
+    """Point the settings at another originals store, atomically (a crash keeps the old)."""
+    target = folder / SETTINGS_FILE
+    lines = target.read_text(encoding="utf-8").splitlines()
+    line = f"originals = {json.dumps(location)}"
+    found = [i for i, text in enumerate(lines) if text.split("=", 1)[0].strip() == "originals"]
+    if found:
+        lines[found[0]] = line
+    else:
+        lines.append(line)
+    partial = target.with_name(f".{SETTINGS_FILE}.{os.getpid()}")
+    with partial.open("w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(partial, target)
+    read_settings(folder)  # still a readable settings file
 
 
 def mark_demo(folder: Path) -> None:

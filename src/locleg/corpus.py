@@ -5,8 +5,9 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .blobs import BlobStore
+from .blobs import BlobStore, is_url, open_blobs
 from .config import (
     PASSWORD_HINT,
     SETTINGS_FILE,
@@ -20,12 +21,15 @@ from .jurisdictions import load_ibge
 from .store import Store
 from .store.db import has_password
 
+if TYPE_CHECKING:
+    from .blobs_fsspec import FsspecBlobStore
+
 
 @dataclass
 class Corpus:
     settings: Settings
     store: Store
-    blobs: BlobStore
+    blobs: BlobStore | FsspecBlobStore
 
     @property
     def folder(self) -> Path:
@@ -44,19 +48,31 @@ def open_corpus(folder: Path) -> Corpus:
             raise UserError(f"{e} (the password is not kept in {SETTINGS_FILE}: "
                             f"{PASSWORD_HINT})") from None
         raise
-    return Corpus(settings, store, BlobStore(settings.originals))
+    return Corpus(settings, store, open_blobs(settings.originals))
 
 
-def init_corpus(folder: Path, database_url: str | None = None) -> Corpus:
-    """Create the folder, its settings, the schema and the jurisdiction list."""
+def init_corpus(folder: Path, database_url: str | None = None,
+                originals: str | None = None) -> Corpus:
+    """Create the folder, its settings, the schema and the jurisdiction list.
+
+    ORIGINALS: an fsspec URL (s3://bucket/prefix) to keep them on object storage, checked
+    writable before anything is written; default the corpus's originals/ folder.
+    """
     url = normalize_database_url(database_url) if database_url else None
     if folder.exists() and not folder.is_dir():
         raise UserError(f"{folder} exists and is not a folder")
+    if originals:
+        if is_url(originals):
+            originals = originals.rstrip("/")
+        else:
+            originals = str(Path(originals.removeprefix("file://")).expanduser().resolve())
+        # A missing bucket, bad credentials or no server: one line, and no corpus left behind.
+        open_blobs(originals).create()
     if url:
         # Check the database answers before leaving a settings file that points at it.
         Store.open(url, migrate=False).close()
     created_folder = not folder.exists()
-    settings = write_settings(folder, database_url)
+    settings = write_settings(folder, database_url, originals)
     if url:
         # The file holds no password; this first session goes on with the one given.
         settings = replace(settings, database_url=url)
@@ -69,5 +85,6 @@ def init_corpus(folder: Path, database_url: str | None = None) -> Corpus:
         if created_folder:
             shutil.rmtree(folder, ignore_errors=True)
         raise
-    settings.originals.mkdir(parents=True, exist_ok=True)
-    return Corpus(settings, store, BlobStore(settings.originals))
+    blobs = open_blobs(settings.originals)
+    blobs.create()
+    return Corpus(settings, store, blobs)

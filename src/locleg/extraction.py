@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import func, select
 from sqlalchemy.sql.elements import ColumnElement
 
-from .blobs import BlobError, BlobStore
+from .blobs import BlobError, open_blobs
 from .corpus import Corpus
 from .extract import DEFAULT_LIMITS, ExtractionResult, Limits, extract
 from .extract.limits import human_bytes
@@ -169,10 +169,10 @@ def _start_worker(memory_bytes: int, command_pid: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
 
 
-def originals_store(blob_root: str) -> BlobStore:
-    """The originals store at blob_root, as a worker opens it (here or on a cluster's worker):
-    the one place the runners name the store's class."""
-    return BlobStore(blob_root)
+def originals_store(blob_root: str):
+    """The originals store at blob_root (a folder or an fsspec URL), as a worker opens it
+    (here or on a cluster's worker): the one place the runners open it."""
+    return open_blobs(blob_root)
 
 
 def extract_stored(blob_root: str, sha256: str, media_type: str | None, size: int, ocr: str,

@@ -11,12 +11,12 @@ import hashlib
 import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from .blobs import BlobStore
+from .blobs import BlobStore, open_blobs
 from .corpus import Corpus
 from .dump import Entry, RefusedFile, open_in_dump, plan, storable_path
 from .extract import sniff_media_type
@@ -129,40 +129,44 @@ def import_path(
     return report
 
 
-_copier_blobs: BlobStore | None = None
+_copier_blobs: BlobStore | None = None  # or the fsspec store that open_blobs gives
 
 
 def _init_copier(root: str, command_pid: int) -> None:
     global _copier_blobs
     end_with(command_pid)
-    _copier_blobs = BlobStore(Path(root))
+    _copier_blobs = open_blobs(root)
 
 
 def _copy_files(root: str, paths: list[str]) -> list[dict | str]:
     """In the copier process: each file into the originals, then flushed to disk.
 
     Per file its facts, or the reason it could not be read. Files are opened again through
-    no link: one swapped for a link since validation is refused, not followed.
+    no link: one swapped for a link since validation is refused, not followed. An object
+    store is bound by round trips, so its files go a few at once (each thread holds one).
     """
-    results: list[dict | str] = []
-    for path in paths:
-        try:
-            with os.fdopen(open_in_dump(root, path), "rb") as f:
-                data = f.read()
-        except RefusedFile as e:
-            results.append(str(e))
-            continue
-        except OSError as e:
-            results.append(f"cannot read {storable_path(os.path.relpath(path, root))}: "
-                           f"{e.strerror or e}")
-            continue
-        digest = hashlib.sha256(data).hexdigest()
-        _copier_blobs.put(data, digest)
-        results.append({"sha256": digest, "size": len(data),
-                        "media_type": sniff_media_type(data)})
+    writers = getattr(_copier_blobs, "parallel_writes", 1)
+    if writers > 1:
+        with ThreadPoolExecutor(writers) as pool:
+            results = list(pool.map(lambda path: _copy_file(root, path), paths))
+    else:
+        results = [_copy_file(root, path) for path in paths]
     # Originals reach the disk before the rows that name them are committed.
     _copier_blobs.sync()
     return results
+
+
+def _copy_file(root: str, path: str) -> dict | str:
+    try:
+        with os.fdopen(open_in_dump(root, path), "rb") as f:
+            data = f.read()
+    except RefusedFile as e:
+        return str(e)
+    except OSError as e:
+        return f"cannot read {storable_path(os.path.relpath(path, root))}: {e.strerror or e}"
+    digest = hashlib.sha256(data).hexdigest()
+    _copier_blobs.put(data, digest)
+    return {"sha256": digest, "size": len(data), "media_type": sniff_media_type(data)}
 
 
 def _record_failures(corpus: Corpus, sources: dict[int, int], batch: list[Entry],

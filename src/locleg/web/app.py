@@ -22,7 +22,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
-from ..blobs import BlobStore
+from ..blobs import open_blobs
 from ..config import Settings
 from ..errors import UserError
 from ..search import (
@@ -126,7 +126,7 @@ def create_app(settings: Settings, *, refresh_every: float = 0.0,
         docs_url=None, redoc_url=None, openapi_url="/openapi.json",
     )
     app.state.store = reader
-    app.state.blobs = BlobStore(settings.originals)
+    app.state.blobs = open_blobs(settings.originals)
     app.state.settings = settings
     app.state.search_deadline = search_deadline
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")

@@ -1,0 +1,250 @@
+"""Originals on object storage: a corpus on moto's S3 server, its faults, migrate --originals."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import signal
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import httpx
+import pytest
+
+from locleg.blobs import BlobStore, open_blobs
+from locleg.blobs_fsspec import FsspecBlobStore
+from locleg.corpus import open_corpus
+from tests.conftest import run_cli
+from tests.explorer_fixtures import LiveServer
+from tests.s3server import SECRET, wait_for
+
+JUAZEIRO = "2918407"
+_buckets = itertools.count()
+
+
+@pytest.fixture
+def s3(s3_server, monkeypatch):
+    """The server, a fresh bucket, and this process's environment pointing at it."""
+    for name, value in s3_server.env.items():
+        monkeypatch.setenv(name, value)
+    s3_server.proxy.delay = 0.0
+    bucket = s3_server.create_bucket(f"corpus{os.getpid()}-{next(_buckets)}")
+    yield s3_server, bucket
+    s3_server.proxy.delay = 0.0
+    if s3_server.proxy._listener is None:
+        s3_server.proxy.up()
+
+
+def make_dump(folder: Path, count: int) -> dict[str, bytes]:
+    """COUNT laws as text files named as municipalities publish them; name -> bytes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {}
+    for n in range(1, count + 1):
+        data = (f"LEI Nº {n}/2019\nDispõe sobre a denominação da rua {n} do bairro Centro.\n"
+                f"Art. 1º Fica denominada Rua {n} a via pública.\n").encode()
+        (folder / f"Lei{n}-2019.txt").write_bytes(data)
+        files[f"Lei{n}-2019.txt"] = data
+    return files
+
+
+def cli(*args: str, server, corpus: Path | None = None, **kw) -> subprocess.CompletedProcess:
+    return run_cli(*args, corpus=corpus, env=server.env, **kw)
+
+
+def settings_originals(corpus: Path) -> str:
+    return tomllib.loads((corpus / "locleg.toml").read_text(encoding="utf-8"))["originals"]
+
+
+def error_lines(result: subprocess.CompletedProcess) -> list[str]:
+    return [line for line in result.stderr.splitlines() if line.strip()]
+
+
+def test_a_corpus_with_originals_on_s3_imports_extracts_serves_and_checks(s3, tmp_path):
+    server, bucket = s3
+    corpus = tmp_path / "corpus"
+    made = cli("init", str(corpus), "--originals", f"s3://{bucket}/originals/", server=server,
+               check=True)
+    assert f"originals  s3://{bucket}/originals" in made.stdout
+    assert settings_originals(corpus) == f"s3://{bucket}/originals"
+    assert not (corpus / "originals").exists()  # nothing local
+    files = make_dump(tmp_path / "dump", 6)
+    cli("import", str(tmp_path / "dump"), "-j", JUAZEIRO, server=server, corpus=corpus,
+        check=True)
+    digests = {hashlib.sha256(data).hexdigest(): data for data in files.values()}
+    keys = set(server.keys(bucket, "originals/"))
+    assert {f"originals/{d[:2]}/{d}" for d in digests} <= keys
+    # Each object holds exactly the file's bytes.
+    some = next(iter(digests))
+    body = server.client().get_object(Bucket=bucket, Key=f"originals/{some[:2]}/{some}")
+    assert body["Body"].read() == digests[some]
+
+    extracted = cli("extract", server=server, corpus=corpus, check=True)
+    assert "6 extracted" in extracted.stdout
+    shown = cli("search", "denominação", server=server, corpus=corpus, check=True)
+    assert "Lei" in shown.stdout
+
+    opened = open_corpus(corpus)
+    try:
+        assert isinstance(opened.blobs, FsspecBlobStore)
+        with opened.store.engine.connect() as conn:
+            doc_id, sha = conn.exec_driver_sql(
+                "SELECT d.id, v.sha256 FROM document d JOIN version v ON v.document_id = d.id "
+                "LIMIT 1").one()
+        with LiveServer(opened) as live:
+            original = httpx.get(f"{live.url}/document/{doc_id}/original", timeout=30)
+        assert original.status_code == 200
+        assert original.content == digests[sha]
+        assert original.headers["x-content-sha256"] == sha
+    finally:
+        opened.close()
+
+    checked = cli("check", server=server, corpus=corpus, check=True)
+    assert "OK: 6 versions, 6 originals verified" in checked.stdout
+
+
+def test_a_damaged_or_missing_object_is_reported_by_check_and_never_served(s3, tmp_path):
+    server, bucket = s3
+    corpus = tmp_path / "corpus"
+    cli("init", str(corpus), "--originals", f"s3://{bucket}/o", server=server, check=True)
+    files = make_dump(tmp_path / "dump", 3)
+    cli("import", str(tmp_path / "dump"), "-j", JUAZEIRO, server=server, corpus=corpus,
+        check=True)
+    damaged, gone = sorted(hashlib.sha256(d).hexdigest() for d in files.values())[:2]
+    # Overwritten in place behind our back (same size, one byte changed), and one deleted.
+    data = files[next(n for n, d in files.items() if hashlib.sha256(d).hexdigest() == damaged)]
+    server.client().put_object(Bucket=bucket, Key=f"o/{damaged[:2]}/{damaged}",
+                               Body=data[:-1] + b"X")
+    server.client().delete_object(Bucket=bucket, Key=f"o/{gone[:2]}/{gone}")
+
+    checked = cli("check", server=server, corpus=corpus)
+    assert checked.returncode == 1
+    assert f"original {damaged} hash mismatch" in checked.stderr
+    assert f"original {gone} missing" in checked.stderr
+    assert "2 problem(s) found in 3 versions" in checked.stderr
+
+    blobs = open_blobs(f"s3://{bucket}/o")
+    with pytest.raises(Exception, match="corrupted"):
+        blobs.read(damaged)
+    with pytest.raises(Exception, match="missing"):
+        blobs.read(gone)
+
+
+def test_a_missing_bucket_or_a_password_in_the_url_is_one_line_and_leaves_no_corpus(
+        s3, tmp_path):
+    server, _ = s3
+    corpus = tmp_path / "corpus"
+    missing = cli("init", str(corpus), "--originals", "s3://no-such-bucket-here/x",
+                  server=server)
+    assert missing.returncode != 0
+    assert error_lines(missing) == [
+        "error: originals store s3://no-such-bucket-here/x unavailable while writing to it: "
+        "bucket or prefix not found (The specified bucket does not exist); check the URL and "
+        "AWS_ENDPOINT_URL, or create the bucket"]
+    assert not (corpus / "locleg.toml").exists()
+
+    secret = cli("init", str(corpus), "--originals", f"s3://AKIDEXAMPLE:{SECRET}@bucket/x",
+                 server=server)
+    assert secret.returncode != 0 and len(error_lines(secret)) == 1
+    assert "s3://AKIDEXAMPLE:***@bucket/x" in secret.stderr
+    assert SECRET not in secret.stdout + secret.stderr
+    assert not (corpus / "locleg.toml").exists()
+
+
+def test_the_s3_server_down_mid_import_stops_it_cleanly_and_a_rerun_completes_it(s3, tmp_path):
+    server, bucket = s3
+    corpus = tmp_path / "corpus"
+    cli("init", str(corpus), "--originals", f"s3://{bucket}/o", server=server, check=True)
+    files = make_dump(tmp_path / "dump", 60)
+    server.proxy.delay = 0.005  # long enough an import to take the server away during it
+    env = {**os.environ, **server.env, "LOCLEG_CORPUS": str(corpus)}
+    importing = subprocess.Popen(
+        [sys.executable, "-m", "locleg", "import", str(tmp_path / "dump"), "-j", JUAZEIRO,
+         "--batch-size", "10"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        wait_for(lambda: len(server.keys(bucket, "o/")) > 20 or importing.poll() is not None,
+                 timeout=120, what="the import to store some originals")
+        assert importing.poll() is None, "the import ended before the server went down"
+        server.proxy.down()
+        out, err = importing.communicate(timeout=300)
+    finally:
+        if importing.poll() is None:
+            importing.kill()
+    assert importing.returncode == 1
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    # Whichever request met the closed endpoint: the HEAD before a PUT, or the PUT.
+    assert lines[0].startswith(f"error: originals store s3://{bucket}/o unavailable while ")
+    assert "cannot connect" in lines[0] and "run the command again" in lines[0]
+    assert SECRET not in out + err
+
+    server.proxy.up()
+    server.proxy.delay = 0.0
+    # What the first run committed is whole: each version it wrote names a stored object.
+    partial = cli("check", server=server, corpus=corpus, check=True)
+    assert "OK:" in partial.stdout
+    rerun = cli("import", str(tmp_path / "dump"), "-j", JUAZEIRO, server=server, corpus=corpus,
+                check=True)
+    assert "Imported 60 files" in rerun.stdout
+    checked = cli("check", server=server, corpus=corpus, check=True)
+    assert "OK: 60 versions, 60 originals verified" in checked.stdout
+    assert len(server.keys(bucket, "o/")) == len(files) + 1  # and the marker
+
+
+def test_migrate_local_originals_to_s3_resumes_after_a_kill_and_switches_when_all_match(
+        s3, tmp_path):
+    server, bucket = s3
+    corpus = tmp_path / "corpus"
+    run_cli("init", str(corpus), check=True)
+    files = make_dump(tmp_path / "dump", 80)
+    run_cli("import", str(tmp_path / "dump"), "-j", JUAZEIRO, corpus=corpus, check=True)
+    old = corpus / "originals"
+    total = sum(len(d) for d in files.values())
+    target = f"s3://{bucket}/moved"
+
+    server.proxy.delay = 0.005
+    env = {**os.environ, **server.env, "LOCLEG_CORPUS": str(corpus)}
+    moving = subprocess.Popen([sys.executable, "-m", "locleg", "migrate", "--originals", target],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: len(server.keys(bucket, "moved/")) > 10 or moving.poll() is not None,
+                 timeout=120, what="the migration to copy some originals")
+        assert moving.poll() is None, "the migration ended before it could be killed"
+        moving.send_signal(signal.SIGKILL)
+        moving.wait(60)
+    finally:
+        if moving.poll() is None:
+            moving.kill()
+    server.proxy.delay = 0.0
+    copied_before = len(server.keys(bucket, "moved/")) - 1  # less the marker
+    assert 0 < copied_before < 80
+    # Killed: the corpus still uses, and still has, every local original.
+    assert settings_originals(corpus) == "originals"
+    run_cli("check", corpus=corpus, check=True)
+
+    done = cli("migrate", "--originals", target, server=server, corpus=corpus, check=True)
+    out = " ".join(done.stdout.split())
+    assert f"{80 - copied_before} copied" in out
+    assert f"{copied_before} already there and intact" in out
+    listing = "\n".join(sorted(f"{hashlib.sha256(d).hexdigest()} {len(d)}"
+                               for d in files.values())) + "\n"
+    checksum = hashlib.sha256(listing.encode()).hexdigest()
+    for side in ("old", "new"):
+        assert f"{side} 80 originals, {total:,} bytes, sha256 of the list {checksum}" in out
+    assert f"the corpus now uses {target}" in out
+    assert f"rm -r {old}" in out
+    assert settings_originals(corpus) == target
+    assert len(list(BlobStore(old))) == 80  # the old store is left in place
+    checked = cli("check", server=server, corpus=corpus, check=True)
+    assert "OK: 80 versions, 80 originals verified" in checked.stdout
+
+    # Object store to object store, and a run with nothing left to copy.
+    again = cli("migrate", "--originals", f"s3://{bucket}/second", server=server,
+                corpus=corpus, check=True)
+    assert "80 copied" in " ".join(again.stdout.split())
+    assert settings_originals(corpus) == f"s3://{bucket}/second"
+    same = cli("migrate", "--originals", f"s3://{bucket}/second", server=server, corpus=corpus)
+    assert same.returncode != 0 and "already at" in same.stderr
