@@ -248,3 +248,49 @@ def test_migrate_local_originals_to_s3_resumes_after_a_kill_and_switches_when_al
     assert settings_originals(corpus) == f"s3://{bucket}/second"
     same = cli("migrate", "--originals", f"s3://{bucket}/second", server=server, corpus=corpus)
     assert same.returncode != 0 and "already at" in same.stderr
+
+
+def test_migrate_keeps_the_old_store_when_an_original_is_damaged_and_can_go_back_to_a_folder(
+        s3, tmp_path):
+    server, bucket = s3
+    corpus = tmp_path / "corpus"
+    run_cli("init", str(corpus), check=True)
+    files = make_dump(tmp_path / "dump", 4)
+    run_cli("import", str(tmp_path / "dump"), "-j", JUAZEIRO, corpus=corpus, check=True)
+    damaged = sorted(hashlib.sha256(d).hexdigest() for d in files.values())[0]
+    path = corpus / "originals" / damaged[:2] / damaged
+    path.write_bytes(b"not the original")
+
+    refused = cli("migrate", "--originals", f"s3://{bucket}/m", server=server, corpus=corpus)
+    assert refused.returncode == 1
+    assert f"original {damaged} is corrupted" in refused.stderr
+    assert "the corpus still uses" in refused.stderr
+    assert settings_originals(corpus) == "originals"
+
+    path.write_bytes(files[next(n for n, d in files.items()
+                                if hashlib.sha256(d).hexdigest() == damaged)])
+    cli("migrate", "--originals", f"s3://{bucket}/m", server=server, corpus=corpus, check=True)
+    assert settings_originals(corpus) == f"s3://{bucket}/m"
+    # And from object storage to a folder outside the corpus.
+    back = tmp_path / "elsewhere"
+    done = cli("migrate", "--originals", str(back), server=server, corpus=corpus, check=True)
+    assert "4 copied" in done.stdout and "aws s3 rm --recursive" in done.stdout
+    assert settings_originals(corpus) == str(back)
+    assert sorted(BlobStore(back)) == sorted(hashlib.sha256(d).hexdigest()
+                                            for d in files.values())
+    checked = cli("check", server=server, corpus=corpus, check=True)
+    assert "OK: 4 versions, 4 originals verified" in checked.stdout
+
+
+def test_open_blobs_takes_a_path_a_file_url_or_an_object_store_url(tmp_path, s3):
+    _, bucket = s3
+    assert isinstance(open_blobs(tmp_path / "a"), BlobStore)
+    assert open_blobs(f"file://{tmp_path}/b").root == tmp_path / "b"
+    store = open_blobs(f"s3://{bucket}/p/")
+    assert isinstance(store, FsspecBlobStore) and store.root == f"s3://{bucket}/p"
+    with pytest.raises(Exception, match="not a sha256 digest"):
+        store.read("../../etc/passwd")
+    stored = store.put(b"lei")
+    assert stored.created and not store.put(b"lei").created
+    assert dict(store.inventory()) == {stored.sha256: 3}
+    assert store.read(stored.sha256) == b"lei" and store.verify(stored.sha256) is None
