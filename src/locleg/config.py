@@ -110,16 +110,19 @@ def originals_location(folder: Path, written: str | None) -> Path | str:
     return folder / written.removeprefix("file://")
 
 
-def set_originals(folder: Path, location: str) -> None:
-    """Point the settings at another originals store, atomically (a crash keeps the old)."""
+def _set_setting(folder: Path, key: str, value: str, note: str | None = None) -> None:
+    """Write `key = value` into the settings (and a comment line after it), atomically: a
+    crash keeps the old file."""
     target = folder / SETTINGS_FILE
     lines = target.read_text(encoding="utf-8").splitlines()
-    line = f"originals = {json.dumps(location)}"
-    found = [i for i, text in enumerate(lines) if text.split("=", 1)[0].strip() == "originals"]
+    line = f"{key} = {json.dumps(value)}"
+    found = [i for i, text in enumerate(lines) if text.split("=", 1)[0].strip() == key]
     if found:
         lines[found[0]] = line
     else:
         lines.append(line)
+    if note and note not in lines:
+        lines.insert(lines.index(line) + 1, note)
     partial = target.with_name(f".{SETTINGS_FILE}.{os.getpid()}")
     with partial.open("w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
@@ -127,6 +130,11 @@ def set_originals(folder: Path, location: str) -> None:
         os.fsync(f.fileno())
     os.replace(partial, target)
     read_settings(folder)  # still a readable settings file
+
+
+def set_originals(folder: Path, location: str) -> None:
+    """Point the settings at another originals store."""
+    _set_setting(folder, "originals", location)
 
 
 def mark_demo(folder: Path) -> None:
@@ -141,23 +149,8 @@ def mark_demo(folder: Path) -> None:
 
 
 def set_database(folder: Path, database_url: str) -> None:
-    """Point the settings at another database, atomically (a crash keeps the old file), and
-    never with its password: the file travels with a corpus that is public."""
-    target = folder / SETTINGS_FILE
-    lines = target.read_text(encoding="utf-8").splitlines()
-    line = f"database = {json.dumps(url_without_password(database_url))}"
-    found = [i for i, text in enumerate(lines) if text.split("=", 1)[0].strip() == "database"]
-    if found:
-        lines[found[0]] = line
-    else:
-        lines.append(line)
+    """Point the settings at another database, never with its password: the file travels
+    with a corpus that is public."""
     hint = f"# The database password is not kept here: {PASSWORD_HINT}."
-    if has_password(database_url) and hint not in lines:
-        lines.insert(lines.index(line) + 1, hint)
-    partial = target.with_name(f".{SETTINGS_FILE}.{os.getpid()}")
-    with partial.open("w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(partial, target)
-    read_settings(folder)  # still a readable settings file
+    _set_setting(folder, "database", url_without_password(database_url),
+                 hint if has_password(database_url) else None)
