@@ -1,0 +1,139 @@
+"""What the harvest engine knows of a publishing platform: one module each, named in a registry.
+
+A platform (SAPL 3.1's REST API, OAI-PMH with oai_lexml, SAPL 2.5, a portal described by a
+TOML file, Querido Diário's gazettes...) is a module that exposes one object, `PLATFORM`,
+with the members of `Platform` below. The engine (engine.py) imports no platform: it looks a
+source's `platform` column up here, asks the platform to start a cycle, and hands it every
+request of its chain that is not a file. Politeness (robots.txt, Crawl-delay, Retry-After,
+backoff, the SSRF guard, size caps), the persistent frontier, claims, incremental runs,
+removals and file revalidation stay in the engine, the same for every platform.
+
+A cycle is a chain of requests, each queued by the one before it in the same transaction
+that stores its results (frontier.enqueue). A platform turns what it reads into
+`ListedNorm`s and stores them through `listed.write_listed`; when it has read a listing it
+knows to be complete, `listed.close_listing` marks the norms it no longer holds removed
+(never on a listing that is partial, cut short or suspicious); the last request of the chain
+calls `Harvest.finish_cycle`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from ..errors import UserError
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
+    from .engine import Harvest, SourceContext
+    from .frontier import Request
+    from .net import Resolver
+
+# name → the module that defines PLATFORM; imported only when a source of it is harvested.
+REGISTRY: dict[str, str] = {
+    "sapl": "locleg.harvest.sapl",
+}
+# The order in which `sources add URL` tries to recognise a site (most specific first).
+DETECTION_ORDER = ["sapl"]
+
+# A document's role within its norm (document.role).
+TEXTO_INTEGRAL = "texto_integral"
+ANEXO = "anexo"
+
+
+class NotThisPlatform(UserError):
+    """The site answered, but not as this platform does (detection tries the next one)."""
+
+
+@dataclass
+class Probe:
+    """What a platform found at a URL when a source was added: enough to register it."""
+
+    platform: str
+    base_url: str  # normalised: what the source is keyed by
+    version: str | None = None
+    title: str | None = None  # the publisher's own name for itself, when it says
+    state: dict = field(default_factory=dict)  # the source's initial state column
+    notes: list[str] = field(default_factory=list)  # said to the operator (e.g. crawl delay)
+
+    def describe(self) -> str:
+        what = self.platform + (f" {self.version}" if self.version else "")
+        return f"{what} at {self.base_url}" + (f" ({self.title})" if self.title else "")
+
+
+@dataclass
+class ListedNorm:
+    """A norm as a listing (or a detail page) gave it, ready for the store.
+
+    `fields` are the record's columns the platform could read (type_raw, type_normalized,
+    number, year, date, ementa, url, urn; none required but the native id); `marker` is what
+    changes when the publisher changes the norm (SAPL's data_ultima_atualizacao, an OAI
+    datestamp, a hash of the detail page): a norm whose marker and files are unchanged is
+    not written again. `files` are its documents as (url, role), the texto integral first.
+    """
+
+    native_id: str
+    fields: dict = field(default_factory=dict)
+    marker: str | None = None
+    files: list[tuple[str, str]] = field(default_factory=list)
+
+
+class Platform(Protocol):
+    """One publishing platform. `h` is the running harvest (engine.Harvest): its `get`,
+    `stream`, `pause`, `db`, `problem`, `count`, `save_state`, `wake` and `finish_cycle` are
+    what a platform may use; every request goes through `h.get`/`h.stream`, never a client
+    of its own, so that politeness and the SSRF guard hold."""
+
+    name: str  # the registry key, stored in source.platform
+    title: str  # for people: "SAPL 3.1 (REST API)"
+
+    def normalize_url(self, url: str) -> str:
+        """The source's base URL as stored (scheme, host, path; no query, no trailing /).
+        ValueError with a one-line reason when it cannot be this platform's URL."""
+        ...
+
+    async def probe(self, url: str, *, resolver: Resolver | None = None,
+                    on_wait: Callable[[float, str], None] | None = None) -> Probe:
+        """Confirm the site is this platform (a few polite requests, robots.txt read first).
+        NotThisPlatform when it answers otherwise; UserError when it cannot be reached."""
+        ...
+
+    def start_cycle(self, conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
+        """Queue the head of a new cycle (and retry last cycle's failed requests)."""
+        ...
+
+    def handle(self, h: Harvest, ctx: SourceContext, req: Request) -> Awaitable[None]:
+        """Make the request `req` (one of this platform's kinds) and store what it brings,
+        queueing what follows. A FetchError is retried by the engine; anything else the
+        answer held that could not be handled costs this request only."""
+        ...
+
+
+def names() -> list[str]:
+    return list(REGISTRY)
+
+
+def get(name: str) -> Platform:
+    """The platform registered under `name` (its module imported now)."""
+    try:
+        module = REGISTRY[name]
+    except KeyError:
+        raise UserError(f"unknown platform {name!r}: one of {', '.join(REGISTRY)}") from None
+    return importlib.import_module(module).PLATFORM
+
+
+async def detect(url: str, *, resolver: Resolver | None = None,
+                 on_wait: Callable[[float, str], None] | None = None) -> Probe:
+    """Which platform serves `url`: each is asked in DETECTION_ORDER, the first that
+    recognises the site wins. UserError naming what was tried when none does."""
+    tried = []
+    for name in DETECTION_ORDER:
+        platform = get(name)
+        try:
+            return await platform.probe(url, resolver=resolver, on_wait=on_wait)
+        except NotThisPlatform as e:
+            tried.append(f"{platform.title}: {e}")
+    raise UserError(f"no known platform answers at {url}: " + "; ".join(tried))
