@@ -182,6 +182,74 @@ class S3Server:
         return [o["Key"] for page in pages for o in page.get("Contents", [])]
 
 
+class CheckingS3Server:
+    """moto's S3 server that checks credentials, as a real one does: an IAM user with an S3
+    policy and its access key are made while moto still lets anyone in (its
+    INITIAL_NO_AUTH_ACTION_COUNT), then every request must be signed with that key."""
+
+    SETUP_ACTIONS = 4  # create the bucket, the user, its key, its policy
+
+    def __init__(self, bucket: str) -> None:
+        self.port = free_port()
+        self.bucket = bucket
+        self.process: subprocess.Popen | None = None
+        self.key_id = self.secret = ""
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def env(self, key_id: str | None = None, secret: str | None = None) -> dict[str, str]:
+        return {"AWS_ENDPOINT_URL": self.endpoint, "AWS_DEFAULT_REGION": REGION,
+                "AWS_ACCESS_KEY_ID": self.key_id if key_id is None else key_id,
+                "AWS_SECRET_ACCESS_KEY": self.secret if secret is None else secret}
+
+    def start(self) -> CheckingS3Server:
+        import json
+
+        import boto3
+
+        moto = shutil.which("moto_server", path=str(Path(sys.executable).parent))
+        if moto is None:
+            raise RuntimeError("moto_server not found: run `make install` (the test extra)")
+        env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": str(self.SETUP_ACTIONS)}
+        self.process = subprocess.Popen([moto, "-H", "127.0.0.1", "-p", str(self.port)],
+                                        env=env, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        # Wait on the port, not on an HTTP answer: moto counts any answered request as one of
+        # the actions it lets in unchecked.
+        wait_for(self._listening, what="moto_server to listen")
+        anyone = {"endpoint_url": self.endpoint, "region_name": REGION,
+                  "aws_access_key_id": "setup", "aws_secret_access_key": "setup"}
+        boto3.client("s3", **anyone).create_bucket(Bucket=self.bucket)
+        iam = boto3.client("iam", **anyone)
+        iam.create_user(UserName="locleg")
+        key = iam.create_access_key(UserName="locleg")["AccessKey"]
+        iam.put_user_policy(UserName="locleg", PolicyName="originals", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17",
+             "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
+        self.key_id, self.secret = key["AccessKeyId"], key["SecretAccessKey"]
+        return self
+
+    def _listening(self) -> bool:
+        if self.process is not None and self.process.poll() is not None:
+            raise RuntimeError(f"moto_server exited with {self.process.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=5).close()
+            return True
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
 def set_env(server: S3Server) -> dict[str, str]:
     """The environment of a child process that talks to SERVER."""
     return {**os.environ, **server.env}

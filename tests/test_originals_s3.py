@@ -19,7 +19,7 @@ from locleg.blobs_fsspec import FsspecBlobStore
 from locleg.corpus import open_corpus
 from tests.conftest import run_cli
 from tests.explorer_fixtures import LiveServer
-from tests.s3server import SECRET, wait_for
+from tests.s3server import SECRET, CheckingS3Server, wait_for
 
 JUAZEIRO = "2918407"
 _buckets = itertools.count()
@@ -151,6 +151,42 @@ def test_a_missing_bucket_or_a_password_in_the_url_is_one_line_and_leaves_no_cor
     assert "s3://AKIDEXAMPLE:***@bucket/x" in secret.stderr
     assert SECRET not in secret.stdout + secret.stderr
     assert not (corpus / "locleg.toml").exists()
+
+
+def test_wrong_or_unknown_credentials_are_one_line_never_printed_and_lose_nothing(tmp_path):
+    server = CheckingS3Server("corpus-credentials").start()
+    try:
+        corpus, url = tmp_path / "corpus", "s3://corpus-credentials/o"
+        for env in (server.env(secret="wrong-secret-never-printed"),
+                    server.env(key_id="AKIAUNKNOWNKEY000000", secret="wrong-secret-never-printed")):
+            refused = run_cli("init", str(corpus), "--originals", url, env=env)
+            assert refused.returncode == 1
+            lines = error_lines(refused)
+            assert len(lines) == 1 and "Traceback" not in refused.stderr, refused.stderr
+            assert lines[0].startswith(f"error: originals store {url} unavailable while ")
+            assert "access refused" in lines[0] and "AWS_SECRET_ACCESS_KEY" in lines[0]
+            assert "wrong-secret-never-printed" not in refused.stdout + refused.stderr
+            assert not (corpus / "locleg.toml").exists()
+
+        run_cli("init", str(corpus), "--originals", url, env=server.env(), check=True)
+        make_dump(tmp_path / "dump", 5)
+        run_cli("import", str(tmp_path / "dump"), "-j", JUAZEIRO, corpus=corpus,
+                env=server.env(), check=True)
+        make_dump(tmp_path / "dump", 8)  # three more laws, and the key's secret rotated
+        rotated = server.env(secret="rotated-secret-never-printed")
+        for args in (("import", str(tmp_path / "dump"), "-j", JUAZEIRO), ("check",)):
+            refused = run_cli(*args, corpus=corpus, env=rotated)
+            assert refused.returncode != 0, refused.stdout
+            lines = error_lines(refused)
+            assert len(lines) == 1 and "access refused" in lines[0], refused.stderr
+            assert "rotated-secret-never-printed" not in refused.stdout + refused.stderr
+
+        run_cli("import", str(tmp_path / "dump"), "-j", JUAZEIRO, corpus=corpus,
+                env=server.env(), check=True)
+        checked = run_cli("check", corpus=corpus, env=server.env(), check=True)
+        assert "OK: 8 versions, 8 originals verified" in checked.stdout
+    finally:
+        server.stop()
 
 
 def test_the_s3_server_down_mid_import_stops_it_cleanly_and_a_rerun_completes_it(s3, tmp_path):
