@@ -88,6 +88,8 @@ class GazetteText:
 # --- What the lines say ---
 
 _I, _M = re.IGNORECASE, re.MULTILINE
+# The signature block stands in an act's last lines: how far back to look for it.
+_SIGNATURE_CHARS = 600
 _MATTER_TITLES = {
     "licitacao": (
         r"aviso\s+de\s+(?:licita|preg|tomada|concorr|chamada|dispensa|inexigib|leil|credenc"
@@ -100,7 +102,7 @@ _MATTER_TITLES = {
     "contrato": (
         r"extrato\s+(?:d[oae]s?\s+)?(?:contrato|termo|(?:\w+\s+)?aditivo|ata|conv[eê]nio"
         r"|(?:primeiro|segundo|terceiro|quarto|\d+[º°o])\b)"
-        r"|(?:\w+\s+)?termo\s+aditivo|contrato\s+(?:administrativo\s+)?n|ata\s+de\s+registro"),
+        r"|termo\s+aditivo|contrato\s+(?:administrativo\s+)?n|ata\s+de\s+registro"),
     "nomeacao": (
         r"(?:ato|termo|t[ií]tulo)\s+de\s+(?:nomea|exonera|posse|designa)"
         r"|nomea[cç][aã]o\b|exonera[cç][aã]o\b"),
@@ -146,14 +148,14 @@ _AFTER_EMENTA = re.compile(
     r"|[A-ZÀ-Ý\s]{3,}:$)", _I)
 # Lines between acts that belong to none: page headers and footers, section and entity titles
 # (in capitals), a republication note (it belongs to the act below).
-_ENTITY = (r"(?:ESTADO|PREFEITURA|C[ÂA]MARA|GABINETE|SECRETARIA|PODER|ATOS?|PROCURADORIA"
+_ENTITY = (r"(?:ESTADO|PREFEITURA|C[ÂA]MARA|MESA|GABINETE|SECRETARIA|PODER|ATOS?|PROCURADORIA"
            r"|CONTROLADORIA|COMISS[ÃA]O|DEPARTAMENTO|FUNDO|INSTITUTO|COORDENADORIA|SETOR"
            r"|DIVIS[ÃA]O|SUPERINTEND[ÊE]NCIA|AUTARQUIA|FUNDA[ÇC][ÃA]O|SERVI[ÇC]O|MUNIC[ÍI]PIO"
            r"|ASSOCIA[ÇC][ÃA]O|SUM[ÁA]RIO|LEIS|DECRETOS|PORTARIAS|RESOLU[ÇC][ÕO]ES"
            r"|LICITA[ÇC][ÕO]ES|CONTRATOS|EXTRATOS|EDITAIS|AVISOS|OUTROS)\b[A-ZÀ-Ý '’/()–-]{0,90}")
 _TRAILER = re.compile(
     r"[\s\f]*(?:(?i:.*di[aá]rio\s+oficial.*|p[aá]g(?:ina)?\.?\s*\d+(?:\s*(?:de|/)\s*\d+)?"
-    r"|.*\bedi[cç][aã]o\s+(?:n[º°o.]*\s*)?[\d.]+.*|ano\s+[ivxlc]+\b.*|(?:https?://|www\.)\S+"
+    r"|.*\bedi[cç][aã]o\s+(?:n[º°o.]*\s*)?[\d.]+.*|ano\s+[ivxlc]+\b.*|(?:https?://|www\.)\S+(?:\s+\d+)?"
     r"|\*?\s*republica(?:do|da|[cç][aã]o|-se)\b.*)"
     rf"|{_ENTITY})[\s\f]*")
 _REPUBLISHED = re.compile(r"^[ \t*]*republica(?:do|da|[cç][aã]o|-se)\b", _I | _M)
@@ -161,17 +163,21 @@ _CONTINUES = re.compile(
     r"^[ \t(*]*continua(?:\s+n[ao]\s+pr[oó]xim[ao]\s+(?:edi[cç][aã]o|p[aá]gina))?[ \t.)]*$",
     _I | _M)
 _CONTINUATION = re.compile(r"^[ \t(*]*continua[cç][aã]o\b", _I | _M)
+_CONTINUATION_MARK = re.compile(r"\(\s*continua[cç][aã]o\b", _I)
 _LEADERS = re.compile(r"\.{5,}|…{2,}|(?:\. ){4,}")
 _MONEY = re.compile(r"\d{1,3}(?:\.\d{3})*,\d{2}\b")
 _MATTER_NUMBER = re.compile(r"\bn[º°o.]*\s*(\d[\d.]*)(?:\s*/\s*(\d{4}))?", _I)
-_GOES_ON = re.compile(
-    r"(?:\b(?:a|o|as|os|à|da|do|das|dos|de|na|no|nas|nos|pela|pelo|e|com|em|ao|aos|que"
-    r"|conforme|termos)|[,;(-])\s*$", _I)
+# Words a line that goes on into the next ends with.
+_GOES_ON = frozenset("a o as os à da do das dos de na no nas nos pela pelo e com em ao aos que "
+                     "conforme termos".split())
 # The commonest words of Portuguese: a text layer without them is not text.
-_COMMON_WORDS = re.compile(r"\b(?:de|da|do|das|dos|que|em|para|com|no|na|os|as|ao|por|se"
-                           r"|e|o|a)\b", _I)
-_TOKEN = re.compile(r"\S+")
-_LETTERS = re.compile(r"[^\W\d_]")
+_COMMON_WORDS = frozenset("de da do das dos que em para com no na os as ao por se e o a".split())
+# How the lines worth reading start (lowercased, junk stripped): the types and titles above.
+_CANDIDATE_PREFIXES = frozenset(
+    "lei le1 lel dec res por eme avi pre tom con dis ine ter adj hom rat cha ext ata ato tit "
+    "tít nom exo edi err com rel".split())
+_JUNK = " \t\f*•·|>–—-("
+_WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 @dataclass
@@ -191,13 +197,14 @@ class _Start:
 
 def text_quality(text: str) -> str | None:
     """None for text worth segmenting; else why it is not (NO_TEXT, GARBAGE)."""
-    if len(_LETTERS.findall(text[:20000])) < 80:
+    words = _WORD.finditer(text)
+    if sum(1 for _, _ in zip(range(20), words, strict=False)) < 20:
         return NO_TEXT
     # Three samples: a broken text layer may spoil only part of a gazette's pages.
     size = len(text)
-    samples = [text[at:at + 3000] for at in sorted({0, size // 2, max(0, size - 3000)})]
-    tokens = sum(len(_TOKEN.findall(s)) for s in samples)
-    common = sum(len(_COMMON_WORDS.findall(s)) for s in samples)
+    samples = [text[at:at + 2000] for at in sorted({0, size // 2, max(0, size - 2000)})]
+    tokens = sum(len(s.split()) for s in samples)
+    common = sum(w in _COMMON_WORDS for s in samples for w in s.lower().split())
     if tokens and common / tokens < 0.04:
         return GARBAGE
     return None
@@ -222,7 +229,7 @@ def read_gazette(text: str, *, territory_id: str | None = None,
     if sections:
         ranges = [(0, sections[0].start, None)] + [
             (s.start, s.end, s.municipality) for s in sections]
-    feeds = [at for at, ch in enumerate(text) if ch == "\f"] if "\f" in text else None
+    feeds = _form_feeds(text) if "\f" in text else None
     acts: list[Act] = []
     for lo, hi, municipality in ranges:
         acts += _segment_range(text, lo, hi, municipality, feeds, portarias, today)
@@ -243,8 +250,8 @@ def segment(text: str, *, territory_id: str | None = None,
 
 def _segment_range(text: str, lo: int, hi: int, municipality: str | None,
                    feeds: list[int] | None, portarias: bool, today: date | None) -> list[Act]:
-    starts = _accepted(text, lo, hi, today)
-    identifiers = [(m.start(), m.end()) for m in _IDENTIFIER.finditer(text, lo, hi)]
+    candidates, identifiers = _scan(text, lo, hi)
+    starts = _accepted(text, candidates, lo, hi, today)
     if identifiers:
         starts = _one_per_identifier(text, lo, hi, starts, identifiers)
     acts: list[Act] = []
@@ -254,11 +261,15 @@ def _segment_range(text: str, lo: int, hi: int, municipality: str | None,
         closed = end is not None
         if end is None:
             end = _trim(text, st.heading_end, limit)
-            closed = _CLOSING.search(text, st.heading_end, end) is not None
+            closed = _closed(text, st.heading_end, end)
         flags = set(st.flags)
-        if _REPUBLISHED.search(text, st.start, end):
+        # The cheap look first: few acts carry either note.
+        if text.find("epublica", max(lo, st.start - 200), end) >= 0 and (
+                _REPUBLISHED.search(text, st.start, end)
+                or _REPUBLISHED.match(_previous_line(text, _line_start(text, st.start), lo))):
             flags.add("republished")
-        if _CONTINUES.search(text, max(st.heading_end, end - 200), end):
+        if text.find("ontinua", max(lo, end - 200), end) >= 0 and _CONTINUES.search(
+                text, max(st.heading_end, end - 200), end):
             flags.add("continues")
         if (i + 1 == len(starts) and hi == len(text) and not closed
                 and "continues" not in flags and (identifiers or _cut_short(text, end))):
@@ -273,11 +284,33 @@ def _segment_range(text: str, lo: int, hi: int, municipality: str | None,
     return acts
 
 
-def _accepted(text: str, lo: int, hi: int, today: date | None) -> list[_Start]:
+def _scan(text: str, lo: int, hi: int) -> tuple[list[re.Match], list[tuple[int, int]]]:
+    """One pass over the lines: those that may start an act (matched by _CANDIDATE), and the
+    Sigpub "Código Identificador" lines (start, end). A set lookup on each line's first
+    letters spares the regular expressions the lines that cannot be either."""
+    candidates: list[re.Match] = []
+    identifiers: list[tuple[int, int]] = []
+    at = lo
+    for line in text[lo:hi].split("\n"):
+        head = line.lstrip(_JUNK)[:3].lower()
+        if head in _CANDIDATE_PREFIXES:
+            match = _CANDIDATE.match(text, at, hi)
+            if match:
+                candidates.append(match)
+        elif head in ("cód", "cod"):
+            match = _IDENTIFIER.match(text, at, at + len(line))
+            if match:
+                identifiers.append((match.start(), match.end()))
+        at += len(line) + 1
+    return candidates, identifiers
+
+
+def _accepted(text: str, candidates: list[re.Match], lo: int, hi: int,
+              today: date | None) -> list[_Start]:
     """The headings that start acts, in order, citations and summary lines left out."""
     out: list[_Start] = []
     seen: set[tuple[str, str | None, int | None]] = set()
-    for match in _CANDIDATE.finditer(text, lo, hi):
+    for match in candidates:
         found = _read_start(text, match, lo, hi, today)
         if found is None:
             continue
@@ -291,14 +324,15 @@ def _accepted(text: str, lo: int, hi: int, today: date | None) -> list[_Start]:
                 last.number = last.number or found.number
                 last.year = last.year or found.year
                 continue
-            if found.kind not in MATTER and not _CLOSING.search(text, last.heading_end,
-                                                                 found.start):
-                # The act above has not ended: a heading-like line in its body is a citation,
-                # unless a new act plainly opens here.
-                key = (found.kind, found.number, found.year)
-                if not found.strong or (key in seen and "continuation" not in found.flags):
-                    continue
-        seen.add((found.kind, found.number, found.year))
+        key = (found.kind, found.number, found.year)
+        if found.kind not in MATTER and key in seen and "continuation" not in found.flags:
+            continue  # an act of this edition quoted again (an annex, a regulation)
+        if out and found.kind not in MATTER and not found.strong and not _closed(
+                text, out[-1].heading_end, found.start):
+            # The act above has not ended: a heading-like line in its body is a citation,
+            # unless a new act plainly opens here.
+            continue
+        seen.add(key)
         out.append(found)
     return out
 
@@ -326,10 +360,10 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
     heading_end = lines[len(heading.lines) - 1][1]
     after = text[heading_end:min(hi, heading_end + 600)]
     strong = any(_OPENING.match(t) for _, _, t in _next_lines(after, 0, len(after), 4))
-    if _CONTINUATION.search(text, heading_end, min(hi, heading_end + 120)) or (
-            _CONTINUATION.match(previous)):
-        flags.add("continuation")
     printed = " ".join(t.strip() for _, _, t in lines[:len(heading.lines)])
+    if (_CONTINUATION_MARK.search(printed) or _CONTINUATION.match(previous)
+            or _CONTINUATION.search(text, heading_end, min(hi, heading_end + 120))):
+        flags.add("continuation")
     return _Start(start, heading_end, heading.type, printed, heading.number, heading.date,
                   heading.year, strong, flags)
 
@@ -341,7 +375,7 @@ def _matter_start(text: str, match: re.Match, start: int, line_end: int, previou
     letters = [c for c in title if c.isalpha()]
     if (len(title) > 120 or not letters
             or sum(c.isupper() for c in letters) < 0.8 * len(letters)
-            or _GOES_ON.search(previous)):
+            or _goes_on(previous)):
         return None
     kind = next(k for k in MATTER if match[k])
     number = year = None
@@ -431,12 +465,39 @@ def _trim(text: str, floor: int, end: int) -> int:
     return floor + len(text[floor:end].rstrip())
 
 
+def _closed(text: str, begin: int, end: int) -> bool:
+    """A signature, the "publish" formula or the place and date stands in the last lines of
+    text[begin:end]: the act there has ended."""
+    return _CLOSING.search(text, max(begin, end - _SIGNATURE_CHARS), end) is not None
+
+
+def _goes_on(line: str) -> bool:
+    """The line's sentence goes on into the next line ('… nos termos da', '… e')."""
+    line = line.rstrip()
+    if line.endswith((",", ";", "(", "-")):
+        return True
+    words = line.rsplit(None, 1)
+    return bool(words) and words[-1].lower() in _GOES_ON
+
+
 def _cut_short(text: str, end: int) -> bool:
     """The text stops mid-sentence: no final punctuation on the act's last line."""
     return not text[:end].rstrip().endswith((".", "!", "?", ")", "»", "”", '"', ":"))
 
 
 # --- Lines ---
+
+
+def _form_feeds(text: str) -> list[int]:
+    out, at = [], text.find("\f")
+    while at >= 0:
+        out.append(at)
+        at = text.find("\f", at + 1)
+    return out
+
+
+def _line_start(text: str, at: int) -> int:
+    return text.rfind("\n", 0, at) + 1
 
 
 def _line_end(text: str, at: int, hi: int) -> int:
