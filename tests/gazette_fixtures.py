@@ -42,6 +42,10 @@ class LabelledAct:
     page: int | None = None
     hard: str | None = None  # what makes this act hard, for tests that pick cases
 
+    @property
+    def republished(self) -> bool:
+        return "republished" in self.flags
+
 
 @dataclass(frozen=True)
 class LabelledGazette:
@@ -185,15 +189,17 @@ class _Maker:
 
     def articles(self, count: int, own: str = "Lei") -> list[str]:
         rnd, lines = self.rnd, []
+        # "desta Lei", "deste Decreto": the article agrees with the act's gender.
+        this, these = ("este", "neste") if own == "Decreto" else ("esta", "nesta")
         pool = [
             lambda: f"Fica o Poder Executivo autorizado a celebrar convênios e parcerias com "
-                    f"entidades públicas e privadas para a execução do disposto nesta {own}.",
-            lambda: f"As despesas decorrentes da execução desta {own} correrão por conta de "
+                    f"entidades públicas e privadas para a execução do disposto {these} {own}.",
+            lambda: f"As despesas decorrentes da execução d{this} {own} correrão por conta de "
                     "dotações orçamentárias próprias, suplementadas se necessário.",
             lambda: "Aplica-se, no que couber, o disposto na Lei Federal nº 14.133, de 1º de "
                     "abril de 2021, e na Lei Complementar nº 101, de 4 de maio de 2000.",
             lambda: f"Compete à {rnd.choice(_SECRETARIAS).title().replace(' De ', ' de ')} "
-                    f"a coordenação das ações previstas nesta {own}, observado o disposto na "
+                    f"a coordenação das ações previstas {these} {own}, observado o disposto na "
                     f"{self.cited()[0]}.",
             lambda: "O benefício de que trata este artigo será concedido mediante requerimento "
                     "do interessado, instruído com os documentos exigidos em regulamento.",
@@ -214,7 +220,8 @@ class _Maker:
                 lines += ["I - a identificação do requerente;",
                           "II - a comprovação de residência no Município;",
                           "III - a declaração de renda familiar."]
-        lines += self.wrap(f"Art. {count + 1}{'º' if count + 1 < 10 else '.'} Esta {own} entra "
+        lines += self.wrap(f"Art. {count + 1}{'º' if count + 1 < 10 else '.'} {this.capitalize()} "
+                           f"{own} entra "
                            "em vigor na data de sua publicação, revogadas as disposições em "
                            "contrário.")
         return lines
@@ -917,8 +924,85 @@ def gazettes() -> list[LabelledGazette]:
 def bad_texts() -> dict[str, str]:
     """Gazette texts with nothing to segment: what an unOCRed scan or a broken layer gives."""
     rnd = random.Random(7)
-    garbage = " ".join("".join(rnd.choice("ÿþ¤§¶•~^%$#@!{}|<>?0123456789") for _ in
+    # A text layer whose font maps glyphs to the wrong letters: words, none of them Portuguese.
+    garbage = " ".join("".join(rnd.choice("bcdfghjklmnpqrstvwxzÞÐÿ") for _ in
                                range(rnd.randint(2, 9))) for _ in range(2500))
     cid = " ".join(f"(cid:{rnd.randint(1, 300)})" for _ in range(3000))
     return {"empty": "", "blank": "\f\n\n   \f\n\f", "page numbers only": "\f1\n\f2\n\f3\n",
-            "symbols": garbage, "pdf cid codes": cid}
+            "wrong font map": garbage, "pdf cid codes": cid}
+
+
+# --- Scoring a segmentation against the labels (tests and bench share it) ---
+
+NORMATIVE_KINDS = frozenset({"lei", "lei.complementar", "lei.organica", "emenda.lei.organica",
+                             "decreto", "decreto.legislativo", "resolucao", "portaria"})
+FIELDS = ("kind", "number", "date", "year")
+
+
+@dataclass
+class Score:
+    """Counts over gazettes. A boundary is right when the act starts on the labelled line and
+    ends on the labelled line: a reader shown the act's span sees the same lines (a gap of a
+    blank line, a page header, an indentation does not count; one line more or less does)."""
+
+    labelled: int = 0
+    found: int = 0
+    matched: int = 0
+    normative: int = 0  # labelled normative acts whose boundaries were found
+    fields_right: dict = field(default_factory=lambda: dict.fromkeys(FIELDS, 0))
+    all_fields_right: int = 0
+    matter: int = 0
+    matter_kind_right: int = 0
+    flags_labelled: int = 0
+    flags_right: int = 0
+    misses: list = field(default_factory=list)
+
+    def add(self, gazette: LabelledGazette, acts: list) -> None:
+        text = gazette.text
+
+        def lines(a) -> tuple[int, int]:
+            return text.count("\n", 0, a.start), text.count("\n", 0, a.end)
+
+        got = {lines(a): a for a in acts}
+        self.labelled += len(gazette.acts)
+        self.found += len(acts)
+        for want in gazette.acts:
+            act = got.get(lines(want))
+            if want.flags:
+                self.flags_labelled += 1
+                self.flags_right += bool(act is not None and act.flags == want.flags)
+            if act is None:
+                self.misses.append(f"{gazette.name}: missed {want.heading!r}")
+                continue
+            self.matched += 1
+            if want.kind in NORMATIVE_KINDS:
+                self.normative += 1
+                right = [getattr(act, f) == getattr(want, f) for f in FIELDS]
+                for f, ok in zip(FIELDS, right, strict=True):
+                    self.fields_right[f] += ok
+                self.all_fields_right += all(right)
+                if not all(right):
+                    self.misses.append(f"{gazette.name}: {want.heading!r} read as "
+                                       f"{[getattr(act, f) for f in FIELDS]}")
+            else:
+                self.matter += 1
+                self.matter_kind_right += act.kind == want.kind
+        wanted = {lines(a) for a in gazette.acts}
+        self.misses += [f"{gazette.name}: extra {a.heading!r}" for a in acts
+                        if lines(a) not in wanted]
+
+    @property
+    def precision(self) -> float:
+        return self.matched / self.found if self.found else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.matched / self.labelled if self.labelled else 1.0
+
+    def field(self, name: str) -> float:
+        return self.fields_right[name] / self.normative if self.normative else 1.0
+
+    @property
+    def fields(self) -> float:
+        """Share of normative acts with kind, number, date and year all right."""
+        return self.all_fields_right / self.normative if self.normative else 1.0

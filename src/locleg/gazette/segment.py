@@ -144,7 +144,8 @@ _OPENING = re.compile(
 # Where the ementa has ended: the enacting clause, the preamble, the first article.
 _AFTER_EMENTA = re.compile(
     r"[ \t]*(?:(?:o|a|o\(a\))\s+(?:prefeit|vice|president|secret|c[aâ]mara|mesa|diretor"
-    r"|gestor)|considerando|decreta|resolve|fa[cç]o\s+saber|no\s+uso\s+d|art(?:igo)?\.?\s*1"
+    r"|gestor)|considerando|decreta|resolve|fa[cç]o\s+saber|no\s+uso\s+d|art(?:igo)?\.?\s*\d"
+    r"|[IVXLC]+\s*[-–—)]|§|par[aá]grafo"
     r"|[A-ZÀ-Ý\s]{3,}:$)", _I)
 # Lines between acts that belong to none: page headers and footers, section and entity titles
 # (in capitals), a republication note (it belongs to the act below).
@@ -198,7 +199,7 @@ class _Start:
 def text_quality(text: str) -> str | None:
     """None for text worth segmenting; else why it is not (NO_TEXT, GARBAGE)."""
     words = _WORD.finditer(text)
-    if sum(1 for _, _ in zip(range(20), words, strict=False)) < 20:
+    if sum(1 for _, _ in zip(range(8), words, strict=False)) < 8:
         return NO_TEXT
     # Three samples: a broken text layer may spoil only part of a gazette's pages.
     size = len(text)
@@ -426,7 +427,7 @@ def _first_content_line(text: str, begin: int, stop: int) -> tuple[int, int] | N
 
 def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
     """The ementa below the heading, and where the body starts."""
-    if st.kind in MATTER:
+    if st.kind in MATTER or "continuation" in st.flags:
         return None, st.heading_end
     lines: list[str] = []
     body_start = st.heading_end
