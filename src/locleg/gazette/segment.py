@@ -173,11 +173,12 @@ _GOES_ON = frozenset("a o as os à da do das dos de na no nas nos pela pelo e co
                      "conforme termos".split())
 # The commonest words of Portuguese: a text layer without them is not text.
 _COMMON_WORDS = frozenset("de da do das dos que em para com no na os as ao por se e o a".split())
-# How the lines worth reading start (lowercased, junk stripped): the types and titles above.
-_CANDIDATE_PREFIXES = frozenset(
-    "lei le1 lel dec res por eme avi pre tom con dis ine ter adj hom rat cha ext ata ato tit "
-    "tít nom exo edi err com rel".split())
-_JUNK = " \t\f*•·|>–—-("
+# How the lines worth reading start: the first letters of the types and titles above, and of
+# "Código Identificador". Searched from the newline before, a literal the regular expression
+# engine finds fast: lines that start otherwise cost next to nothing.
+_LINE_START = re.compile(
+    r"\n[ \t\f*•·|>–—(-]*(?:l[e3][il1]|dec|res|por|eme|avi|pre|tom|con|dis|ine|ter|adj|hom"
+    r"|rat|cha|ext|ata|ato|t[ií]t|nom|exo|edi|err|rel|com|(?P<code>c[oó]d))", _I)
 _WORD = re.compile(r"[^\W\d_]{3,}")
 
 
@@ -192,7 +193,6 @@ class _Start:
     number: str | None = None
     date: date | None = None
     year: int | None = None
-    strong: bool = True  # an ementa or an enacting clause follows
     flags: set[str] = field(default_factory=set)
 
 
@@ -205,7 +205,7 @@ def text_quality(text: str) -> str | None:
     size = len(text)
     samples = [text[at:at + 2000] for at in sorted({0, size // 2, max(0, size - 2000)})]
     tokens = sum(len(s.split()) for s in samples)
-    common = sum(w in _COMMON_WORDS for s in samples for w in s.lower().split())
+    common = sum(sum(map(_COMMON_WORDS.__contains__, s.lower().split())) for s in samples)
     if tokens and common / tokens < 0.04:
         return GARBAGE
     return None
@@ -287,22 +287,25 @@ def _segment_range(text: str, lo: int, hi: int, municipality: str | None,
 
 def _scan(text: str, lo: int, hi: int) -> tuple[list[re.Match], list[tuple[int, int]]]:
     """One pass over the lines: those that may start an act (matched by _CANDIDATE), and the
-    Sigpub "Código Identificador" lines (start, end). A set lookup on each line's first
-    letters spares the regular expressions the lines that cannot be either."""
+    Sigpub "Código Identificador" lines (start, end)."""
     candidates: list[re.Match] = []
     identifiers: list[tuple[int, int]] = []
-    at = lo
-    for line in text[lo:hi].split("\n"):
-        head = line.lstrip(_JUNK)[:3].lower()
-        if head in _CANDIDATE_PREFIXES:
-            match = _CANDIDATE.match(text, at, hi)
-            if match:
-                candidates.append(match)
-        elif head in ("cód", "cod"):
-            match = _IDENTIFIER.match(text, at, at + len(line))
+    # lo starts a line: the text's first line has no newline before it.
+    starts = [(lo, None)] if lo == 0 else []
+    starts += ((m.start() + 1, m["code"]) for m in _LINE_START.finditer(text, max(0, lo - 1), hi))
+    for at, code in starts:
+        if code:
+            match = _IDENTIFIER.match(text, at, _line_end(text, at, hi))
             if match:
                 identifiers.append((match.start(), match.end()))
-        at += len(line) + 1
+            continue
+        match = _CANDIDATE.match(text, at, hi)
+        if match:
+            candidates.append(match)
+        elif lo == at == 0:
+            match = _IDENTIFIER.match(text, at, _line_end(text, at, hi))
+            if match:
+                identifiers.append((match.start(), match.end()))
     return candidates, identifiers
 
 
@@ -328,8 +331,8 @@ def _accepted(text: str, candidates: list[re.Match], lo: int, hi: int,
         key = (found.kind, found.number, found.year)
         if found.kind not in MATTER and key in seen and "continuation" not in found.flags:
             continue  # an act of this edition quoted again (an annex, a regulation)
-        if out and found.kind not in MATTER and not found.strong and not _closed(
-                text, out[-1].heading_end, found.start):
+        if out and found.kind not in MATTER and not _closed(
+                text, out[-1].heading_end, found.start) and not _opens(text, found, hi):
             # The act above has not ended: a heading-like line in its body is a citation,
             # unless a new act plainly opens here.
             continue
@@ -351,6 +354,8 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
     flags = {"continuation"} if match["cont"] else set()
     if match["norm"] is None:
         return _matter_start(text, match, start, line_end, previous, flags)
+    if not previous.isupper() and _goes_on(previous):
+        return None  # "… nos termos da / Lei nº 1.100, de 2019": a citation (cheap test first)
     if _MONEY.search(line):
         return None  # a table's row: "Decreto nº 45/2021   Suplementação   150.000,00"
     first = text[match.start("norm"):line_end]
@@ -359,14 +364,17 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
     if heading is None:
         return None
     heading_end = lines[len(heading.lines) - 1][1]
-    after = text[heading_end:min(hi, heading_end + 600)]
-    strong = any(_OPENING.match(t) for _, _, t in _next_lines(after, 0, len(after), 4))
     printed = " ".join(t.strip() for _, _, t in lines[:len(heading.lines)])
     if (_CONTINUATION_MARK.search(printed) or _CONTINUATION.match(previous)
             or _CONTINUATION.search(text, heading_end, min(hi, heading_end + 120))):
         flags.add("continuation")
     return _Start(start, heading_end, heading.type, printed, heading.number, heading.date,
-                  heading.year, strong, flags)
+                  heading.year, flags)
+
+
+def _opens(text: str, st: _Start, hi: int) -> bool:
+    """An ementa or an enacting clause follows the heading: a new act plainly opens."""
+    return any(_OPENING.match(line) for _, _, line in _next_lines(text, st.heading_end, hi, 4))
 
 
 def _matter_start(text: str, match: re.Match, start: int, line_end: int, previous: str,
@@ -384,7 +392,7 @@ def _matter_start(text: str, match: re.Match, start: int, line_end: int, previou
     if found:
         number = canonical_number(found[1])
         year = int(found[2]) if found[2] else None
-    return _Start(start, line_end, kind, title, number, None, year, True, flags)
+    return _Start(start, line_end, kind, title, number, None, year, flags)
 
 
 def _one_per_identifier(text: str, lo: int, hi: int, starts: list[_Start],
