@@ -533,9 +533,12 @@ class _Writer:
         self.parts.append(text + "\n")
         self.size += len(text) + 1
 
-    def act(self, act: _Act, between: callable | None = None) -> None:
+    def act(self, act: _Act, between: callable | None = None, glue: bool = False) -> None:
         """The act's lines; between(i) may return lines to insert before line i (a page
-        break falling inside the act)."""
+        break falling inside the act). glue: the heading continues the line above, as Tika
+        joins two columns' lines."""
+        if glue:
+            self.parts[-1] = self.parts[-1][:-1] + " "
         for lead in act.lead:
             self.line(lead)
         start = None
@@ -646,6 +649,13 @@ def _many_per_page(seed: int, city: _City, year: int, tight: bool = False) -> La
             section = wanted
         elif not tight or rnd.random() < 0.4:
             w.line("")
+        elif (act.kind in ("lei", "decreto") and act.lines[0] == act.lines[0].upper()
+              and not act.lead
+              and w.parts[-1].rstrip().endswith(("Prefeito Municipal", "Administração"))
+              and rnd.random() < 0.5):
+            act.hard = "heading glued to the line above"
+            w.act(act, between, glue=True)
+            continue
         # else: two acts on one line break: the next heading right under a signature
         w.act(act, between)
     w.line("")
@@ -833,6 +843,9 @@ def _noisy(seed: int, city: _City, year: int) -> LabelledGazette:
     for act in acts:
         mark = rnd.choice(markers)
         act.lines[0] = act.lines[0].replace("Nº", mark).replace("nº", mark.lower())
+        if rnd.random() < 0.25:  # OCR's letters for digits and back
+            act.lines[0] = act.lines[0].replace("DECRETO", "DECRET0").replace("LEI ", "LEl ")
+            act.hard = "OCR letters in the type"
         if rnd.random() < 0.6:
             act.lines = [_strip_accents(x) for x in act.lines]
     w = _Writer()

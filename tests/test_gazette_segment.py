@@ -108,8 +108,16 @@ def test_a_heading_like_line_in_a_body_is_no_new_act(labelled, segmented, hard):
             "\n", 0, want.end), (g.name, want.heading, g.text[act.end - 60:act.end])
 
 
-def test_split_and_zero_padded_headings_are_read_whole(labelled, segmented):
-    for hard in ("heading split over two lines", "zero-padded number"):
+def test_a_heading_glued_to_the_signature_above_starts_mid_line(labelled, segmented):
+    for g, want, act in _found(labelled, segmented, "heading glued to the line above"):
+        assert act is not None and act.start == want.start, (g.name, want.heading)
+        before = next(a for a in segmented[g.name].acts if a.end <= act.start and
+                      g.text.count("\n", 0, a.end) == g.text.count("\n", 0, act.start))
+        assert g.text[:before.end].endswith(("Prefeito Municipal", "Administração"))
+
+
+def test_split_ocr_and_zero_padded_headings_are_read_whole(labelled, segmented):
+    for hard in ("heading split over two lines", "zero-padded number", "OCR letters in the type"):
         for g, want, act in _found(labelled, segmented, hard):
             assert (act.kind, act.number, act.date, act.year) == (
                 want.kind, want.number, want.date, want.year), (g.name, want.heading)

@@ -114,12 +114,16 @@ _MATTER_TITLES = {
 _MATTER_GROUPS = "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _MATTER_TITLES.items())
 # The types a heading may start with (heading.py reads it in full); "LEIS", "DECRETOS" are
 # section titles. A digit must follow on the line, or "Nº" on the next.
-_NORM_WORD = r"(?:[l1][e3][il1](?![a-mo-z])|decreto(?!s)|resolu[cç][aã]o|portaria(?!s)|emenda)"
+_NORM_WORD = (r"(?:[l1][e3][il1](?![a-mo-z])|decret[o0](?!s)|resolu[cç][aã][o0]|portar[il1]a(?!s)"
+              r"|emenda)")
 _CANDIDATE = re.compile(
     r"^[ \t\f*•·|>–—-]*"
     r"(?P<cont>\(?continua[cç][aã]o\)?[ \t]*[-–—:]?[ \t]*(?:d[aoe]s?[ \t]+)?)?"
     rf"(?:(?P<norm>{_NORM_WORD})(?=[^\n]{{0,80}}\d|[^\n]{{0,40}}\n[ \t]*n)"
     rf"|(?:{_MATTER_GROUPS}))", _I | _M)
+# The same, where Tika glued the heading to the end of the line above.
+_GLUED = re.compile(_CANDIDATE.pattern.removeprefix("^"), _I | _M)
+_GLUED_WORDS = ("LEI ", "DECRETO ", "PORTARIA ", "RESOLUÇÃO ", "EMENDA ")
 _IDENTIFIER = re.compile(r"^[ \t]*c[oó]digo\s+identificador\s*:?[ \t]*[0-9a-z]{4,}[ \t]*$",
                          _I | _M)
 # The end of an act: a signature's role, the "publish" formula, the place and date.
@@ -306,7 +310,27 @@ def _scan(text: str, lo: int, hi: int) -> tuple[list[re.Match], list[tuple[int, 
             match = _IDENTIFIER.match(text, at, _line_end(text, at, hi))
             if match:
                 identifiers.append((match.start(), match.end()))
+    glued = _glued(text, lo, hi)
+    if glued:
+        candidates = sorted(candidates + glued, key=lambda m: m.start())
     return candidates, identifiers
+
+
+def _glued(text: str, lo: int, hi: int) -> list[re.Match]:
+    """Headings Tika glued to the line above, the signature's role of the act before
+    ("Prefeito Municipal DECRETO Nº 45, DE …": two columns' lines joined). Only a heading in
+    capitals right after a role counts: elsewhere in a line, a type is a citation."""
+    out: list[re.Match] = []
+    for word in _GLUED_WORDS:
+        at = text.find(word, lo, hi)
+        while at >= 0:
+            before = text[max(lo, text.rfind("\n", lo, at) + 1):at]
+            if before[-1:] in (" ", "\t") and before.strip() and _CLOSING.match(before.rstrip()):
+                match = _GLUED.match(text, at, hi)
+                if match and match["norm"]:
+                    out.append(match)
+            at = text.find(word, at + 1, hi)
+    return out
 
 
 def _accepted(text: str, candidates: list[re.Match], lo: int, hi: int,
