@@ -285,6 +285,13 @@ class _Maker:
             body[2:2] = ["Art. 3º-A Ficam incorporadas a esta Lei as disposições da", caps,
                          "que trata do mesmo assunto."]
             hard = "heading-like citation in capitals"
+        elif citation == "quoted":
+            # An amending law quotes the heading and ementa of the law it amends.
+            text, caps = self.cited()
+            body[1:1] = self.wrap(f"Art. 1º-A A ementa da {text} passa a vigorar com a "
+                                  "seguinte redação:") + [
+                f"“{caps}", f"Dispõe sobre {rnd.choice(_SUBJECTS)} e dá outras providências.”"]
+            hard = "quoted heading of the amended law"
         lines += body + [""] + self.signature()
         if kind == "lei":
             self.published.append((label, _thousands(number) if number >= 1000 else str(number),
@@ -502,7 +509,7 @@ class _Maker:
         rnd = self.rnd
         roll = rnd.random()
         if roll < 0.17:
-            return self.law(citation=rnd.choice([None, None, "line-start", "caps"]))
+            return self.law(citation=rnd.choice([None, None, "line-start", "caps", "quoted"]))
         if roll < 0.22:
             return self.law("lei.complementar")
         if roll < 0.40:
@@ -856,8 +863,10 @@ def _noisy(seed: int, city: _City, year: int) -> LabelledGazette:
     return _finish(f"noisy-{seed}", "no accents, OCR-ish markers", city.territory_id, w)
 
 
-def _continued_pair(seed: int, city: _City, year: int) -> list[LabelledGazette]:
-    """A complementary law begun in one edition and ended in the next."""
+def _continued_pair(seed: int, city: _City, year: int,
+                    headless: bool = False) -> list[LabelledGazette]:
+    """A complementary law begun in one edition and ended in the next, where its heading is
+    printed again with "(Continuação)" or, headless, only a note says what goes on."""
     rnd = random.Random(seed)
     maker = _Maker(rnd, city, year)
     edition = rnd.randint(200, 3000)
@@ -870,6 +879,10 @@ def _continued_pair(seed: int, city: _City, year: int) -> list[LabelledGazette]:
     rest = _Act(big.kind, big.number, big.date, big.year,
                 [big.lines[0] + " (Continuação)"] + big.lines[cut:], {"continuation"},
                 hard="continuation of the previous edition")
+    if headless:  # an act of unknown kind until the caller joins it to the first part
+        rest = _Act("outro", None, None, None,
+                    ["(Continuação da edição anterior)"] + big.lines[cut:], {"continuation"},
+                    hard="headless continuation")
     gazettes = []
     for part, (acts, tail) in enumerate([(_acts_for(maker, 6), first),
                                          (None, rest)]):
@@ -886,8 +899,8 @@ def _continued_pair(seed: int, city: _City, year: int) -> list[LabelledGazette]:
             for act in _acts_for(maker, 5):
                 w.line("")
                 w.act(act)
-        gazettes.append(_finish(f"continued-{seed}-{part + 1}", "act across two editions",
-                                city.territory_id, w))
+        gazettes.append(_finish(f"continued-{seed}-{part + 1}", "act across two editions"
+                                + (", headless" if headless else ""), city.territory_id, w))
     return gazettes
 
 
@@ -930,6 +943,7 @@ def gazettes() -> list[LabelledGazette]:
     for i, city in enumerate(CITIES[1:4]):
         out.append(_noisy(800 + i, city, 2020 + i))
     out += _continued_pair(900, CITIES[0], 2021)
+    out += _continued_pair(901, CITIES[11], 2022, headless=True)
     out.append(_truncated(1000, CITIES[7], 2022))
     return out
 

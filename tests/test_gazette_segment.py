@@ -100,7 +100,8 @@ def _found(labelled, segmented, hard: str):
 
 @pytest.mark.parametrize("hard", ["citation at line start", "heading-like citation in capitals",
                                   "annex repeats a law's heading",
-                                  "table with a decree in a row", "two columns interleaved"])
+                                  "table with a decree in a row", "two columns interleaved",
+                                  "quoted heading of the amended law"])
 def test_a_heading_like_line_in_a_body_is_no_new_act(labelled, segmented, hard):
     for g, want, act in _found(labelled, segmented, hard):
         assert act is not None, (g.name, want.heading)
@@ -191,6 +192,32 @@ def test_an_act_across_two_editions_is_flagged_on_both_parts(labelled, segmented
     assert (ending.kind, ending.number, ending.year) == (opening.kind, opening.number,
                                                          opening.year)
     assert opening.ementa is None and opening.body.split()[0] in ("Art.", "I", "II", "III", "§")
+
+
+def test_a_continuation_without_its_heading_is_an_act_to_join(labelled, segmented):
+    first, second = (g for g in labelled if g.layout == "act across two editions, headless")
+    ending = segmented[first.name].acts[-1]
+    (rest, *others) = segmented[second.name].acts
+    assert "continues" in ending.flags and ending.kind == "lei.complementar"
+    assert (rest.kind, rest.number, rest.flags, rest.normative) == (
+        "outro", None, frozenset({"continuation"}), False)
+    assert rest.heading == "(Continuação da edição anterior)"
+    assert rest.body.startswith(("Art.", "I -", "II -", "III -", "Parágrafo", "§"))
+    assert others and all(not a.continued for a in others)
+
+
+def test_windows_line_ends_change_nothing():
+    text = ("DECRETO Nº 12/2021\nO PREFEITO MUNICIPAL, no uso de suas atribuições, DECRETA:\n"
+            "Art. 1º Fica exonerado o servidor.\nJOÃO DA SILVA\nPrefeito Municipal\n"
+            "Publicado por:\nMaria Souza\nCódigo Identificador:4F3A2B1C\n"
+            "EXTRATO DO CONTRATO Nº 045/2021\nCONTRATANTE: Município. OBJETO: merenda.\n"
+            "Publicado por:\nMaria Souza\nCódigo Identificador:5A3A2B1D\n")
+    crlf = text.replace("\n", "\r\n")
+    unix, windows = _acts(text), _acts(crlf)
+    assert [(a.kind, a.number) for a in windows] == [(a.kind, a.number) for a in unix] == [
+        ("decreto", "12"), ("contrato", "45")]
+    assert [crlf[a.start:a.end].rstrip().rsplit("\n", 1)[-1] for a in windows] == [
+        "Código Identificador:4F3A2B1C", "Código Identificador:5A3A2B1D"]
 
 
 def test_a_republished_act_is_flagged_wherever_its_note_stands(labelled, segmented):

@@ -124,7 +124,7 @@ _CANDIDATE = re.compile(
 # The same, where Tika glued the heading to the end of the line above.
 _GLUED = re.compile(_CANDIDATE.pattern.removeprefix("^"), _I | _M)
 _GLUED_WORDS = ("LEI ", "DECRETO ", "PORTARIA ", "RESOLUÇÃO ", "EMENDA ")
-_IDENTIFIER = re.compile(r"^[ \t]*c[oó]digo\s+identificador\s*:?[ \t]*[0-9a-z]{4,}[ \t]*$",
+_IDENTIFIER = re.compile(r"^[ \t]*c[oó]digo\s+identificador\s*:?[ \t]*[0-9a-z]{4,}[ \t\r]*$",
                          _I | _M)
 # The end of an act: a signature's role, the "publish" formula, the place and date.
 _CLOSING = re.compile(
@@ -135,7 +135,7 @@ _CLOSING = re.compile(
     r"|chefe\s+de\s+gabinete|ordenador[a]?\s+de\s+despesas?|agente\s+de\s+contrata)"
     r"\b[^\n]{0,60}$"
     r"|(?:publique-se|registre-se|cumpra-se)"
-    r"|[^\n]{2,80},\s*(?:em\s+)?\d{1,2}[º°o]?\s+de\s+[a-zç]+\s+de\s+\d{4}\.?[ \t]*$)",
+    r"|[^\n]{2,80},\s*(?:em\s+)?\d{1,2}[º°o]?\s+de\s+[a-zç]+\s+de\s+\d{4}\.?[ \t\r]*$)",
     _I | _M)
 # An ementa or an enacting clause: what follows a real heading.
 _OPENING = re.compile(
@@ -150,7 +150,7 @@ _AFTER_EMENTA = re.compile(
     r"[ \t]*(?:(?:o|a|o\(a\))\s+(?:prefeit|vice|president|secret|c[aâ]mara|mesa|diretor"
     r"|gestor)|considerando|decreta|resolve|fa[cç]o\s+saber|no\s+uso\s+d|art(?:igo)?\.?\s*\d"
     r"|[IVXLC]+\s*[-–—)]|§|par[aá]grafo"
-    r"|[A-ZÀ-Ý\s]{3,}:$)", _I)
+    r"|[A-ZÀ-Ý\s]{3,}:\s*$)", _I)
 # Lines between acts that belong to none: page headers and footers, section and entity titles
 # (in capitals), a republication note (it belongs to the act below).
 _ENTITY = (r"(?:ESTADO|PREFEITURA|C[ÂA]MARA|MESA|GABINETE|SECRETARIA|PODER|ATOS?|PROCURADORIA"
@@ -165,7 +165,7 @@ _TRAILER = re.compile(
     rf"|{_ENTITY})[\s\f]*")
 _REPUBLISHED = re.compile(r"^[ \t*]*republica(?:do|da|[cç][aã]o|-se)\b", _I | _M)
 _CONTINUES = re.compile(
-    r"^[ \t(*]*continua(?:\s+n[ao]\s+pr[oó]xim[ao]\s+(?:edi[cç][aã]o|p[aá]gina))?[ \t.)]*$",
+    r"^[ \t(*]*continua(?:\s+n[ao]\s+pr[oó]xim[ao]\s+(?:edi[cç][aã]o|p[aá]gina))?[ \t.)\r]*$",
     _I | _M)
 _CONTINUATION = re.compile(r"^[ \t(*]*continua[cç][aã]o\b", _I | _M)
 _CONTINUATION_MARK = re.compile(r"\(\s*continua[cç][aã]o\b", _I)
@@ -257,6 +257,9 @@ def _segment_range(text: str, lo: int, hi: int, municipality: str | None,
                    feeds: list[int] | None, portarias: bool, today: date | None) -> list[Act]:
     candidates, identifiers = _scan(text, lo, hi)
     starts = _accepted(text, candidates, lo, hi, today)
+    rest = _headless_continuation(text, lo, starts[0].start if starts else hi)
+    if rest:
+        starts.insert(0, rest)
     if identifiers:
         starts = _one_per_identifier(text, lo, hi, starts, identifiers)
     acts: list[Act] = []
@@ -394,6 +397,21 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
         flags.add("continuation")
     return _Start(start, heading_end, heading.type, printed, heading.number, heading.date,
                   heading.year, flags)
+
+
+def _headless_continuation(text: str, lo: int, hi: int) -> _Start | None:
+    """The rest of an act begun in an earlier edition, printed without its heading
+    ("(Continuação da edição anterior)" then "Art. 15. …"), before the first heading: an act
+    of unknown kind, flagged, for the caller to join to the part that "continues"."""
+    if text.find("ontinua", lo, hi) < 0:
+        return None
+    match = _CONTINUATION.search(text, lo, hi)
+    if match is None or len(text[match.end():hi].strip()) < 80:
+        return None
+    start = match.start() + len(match[0]) - len(match[0].lstrip(" \t"))
+    line_end = _line_end(text, start, hi)
+    return _Start(start, line_end, "outro", text[start:line_end].strip(),
+                  flags={"continuation"})
 
 
 def _opens(text: str, st: _Start, hi: int) -> bool:
