@@ -239,6 +239,16 @@ def test_a_truncated_text_flags_its_last_act(labelled, segmented):
     assert not any(a.truncated for a in acts[:-1])
 
 
+def test_a_sigpub_text_cut_before_its_last_identifier_flags_that_act():
+    item = ("PREFEITURA MUNICIPAL DE ARAXÁ\nGABINETE DO PREFEITO\n"
+            "DECRETO Nº {n}, DE 2 DE MARÇO DE 2021\nDispõe sobre o expediente.\n"
+            "Art. 1º O expediente será das 8h às 14h.\nJOÃO DA SILVA\nPrefeito Municipal\n")
+    text = (item.format(n=12) + "Publicado por:\nMaria Souza\nCódigo Identificador:4F3A2B1C\n"
+            + item.format(n=13) + "Publicado por:\nMaria Souza\n")
+    first, last = _acts(text)
+    assert not first.truncated and last.truncated and last.number == "13"
+
+
 # --- Small texts for single rules ---
 
 _LAW = """GABINETE DO PREFEITO

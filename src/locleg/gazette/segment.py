@@ -266,10 +266,12 @@ def _segment_range(text: str, lo: int, hi: int, municipality: str | None,
     for i, st in enumerate(starts):
         limit = starts[i + 1].start if i + 1 < len(starts) else hi
         end = next((e for s, e in identifiers if st.start < s < limit), None)
-        closed = end is not None
+        # Sigpub ends every act with its identifier: one missing says the text was cut.
+        closed = end is not None if identifiers else None
         if end is None:
             end = _trim(text, st.heading_end, limit)
-            closed = _closed(text, st.heading_end, end)
+        if closed is None:
+            closed = _closed(text, st.heading_end, end) or not _cut_short(text, end)
         flags = set(st.flags)
         # The cheap look first: few acts carry either note.
         if text.find("epublica", max(lo, st.start - 200), end) >= 0 and (
@@ -279,8 +281,7 @@ def _segment_range(text: str, lo: int, hi: int, municipality: str | None,
         if text.find("ontinua", max(lo, end - 200), end) >= 0 and _CONTINUES.search(
                 text, max(st.heading_end, end - 200), end):
             flags.add("continues")
-        if (i + 1 == len(starts) and hi == len(text) and not closed
-                and "continues" not in flags and (identifiers or _cut_short(text, end))):
+        if i + 1 == len(starts) and hi == len(text) and not closed and "continues" not in flags:
             flags.add("truncated")
         ementa, body_start = _ementa(text, st, end)
         normative = st.kind in NORMATIVE or (portarias and st.kind == "portaria")
@@ -491,16 +492,11 @@ def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
             break
         lines.append(line.strip())
         body_start = line_end
-        if line.rstrip().endswith((".", ";")) and len(lines) > 0 and _ends_ementa(line):
-            break
+        if line.rstrip().endswith("."):
+            break  # its sentence has ended ('… e dá outras providências.')
     if not lines:
         return None, st.heading_end
     return " ".join(lines), body_start
-
-
-def _ends_ementa(line: str) -> bool:
-    """An ementa ends with its sentence ('… e dá outras providências.')."""
-    return line.rstrip().endswith(".")
 
 
 def _trim(text: str, floor: int, end: int) -> int:
