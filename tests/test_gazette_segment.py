@@ -335,6 +335,11 @@ def test_real_text_passes_the_quality_check(labelled):
     assert text_quality(_LAW) is None
 
 
+def test_a_short_notice_is_text():
+    assert text_quality("Não houve publicação nesta data.") is None
+    assert read_gazette("Não houve publicação nesta data.").acts == []
+
+
 def test_text_without_any_act_has_none():
     text = ("DIÁRIO OFICIAL DO MUNICÍPIO DE JUAZEIRO\nNesta edição não há atos publicados "
             "pelo Poder Executivo, conforme o calendário de publicações do Município.\n") * 3

@@ -184,6 +184,7 @@ _LINE_START = re.compile(
     r"\n[ \t\f*•·|>–—(-]*(?:l[e3][il1]|dec|res|por|eme|avi|pre|tom|con|dis|ine|ter|adj|hom"
     r"|rat|cha|ext|ata|ato|t[ií]t|nom|exo|edi|err|rel|com|(?P<code>c[oó]d))", _I)
 _WORD = re.compile(r"[^\W\d_]{3,}")
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
 
 
 @dataclass
@@ -203,14 +204,15 @@ class _Start:
 def text_quality(text: str) -> str | None:
     """None for text worth segmenting; else why it is not (NO_TEXT, GARBAGE)."""
     words = _WORD.finditer(text)
-    if sum(1 for _, _ in zip(range(8), words, strict=False)) < 8:
+    if sum(1 for _, _ in zip(range(3), words, strict=False)) < 3:
         return NO_TEXT
     # Three samples: a broken text layer may spoil only part of a gazette's pages.
     size = len(text)
     samples = [text[at:at + 2000] for at in sorted({0, size // 2, max(0, size - 2000)})]
-    tokens = sum(len(s.split()) for s in samples)
-    common = sum(sum(map(_COMMON_WORDS.__contains__, s.lower().split())) for s in samples)
-    if tokens and common / tokens < 0.04:
+    # Words only: a table of figures is text, however few words stand between its numbers.
+    words = [w for s in samples for w in _LETTER_RUN.findall(s.lower())]
+    tokens, common = len(words), sum(map(_COMMON_WORDS.__contains__, words))
+    if tokens >= 40 and common / tokens < 0.04:  # too few words to judge a short notice
         return GARBAGE
     return None
 
