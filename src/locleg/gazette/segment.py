@@ -11,9 +11,10 @@ section titles between them.
 A line that looks like a heading is not always one: the body of an act cites other laws at
 the start of a line, quotes a law's heading in an annex, lists acts in tables and in the
 summary. Such a line is taken for a new act only when it reads as a heading (heading.py: not
-the tail of a sentence, not followed by prose) and, while the act above has not reached its
-signature yet, only when an ementa or an enacting clause follows it and it is not an act
-already found in the gazette.
+the tail of a sentence, not followed by prose), carries no dot leaders (a summary) and no
+amount (a table's row), is not an act already found in the gazette (an annex, a regulation
+quoting it) and, while the act above has not reached its signature yet, is followed by an
+ementa or an enacting clause.
 
 The work runs on every archived gazette: one pass of one regular expression finds the lines
 worth reading; only those are read in full.
