@@ -345,3 +345,15 @@ def test_text_without_any_act_has_none():
             "pelo Poder Executivo, conforme o calendário de publicações do Município.\n") * 3
     result = read_gazette(text)
     assert result.quality is None and result.acts == []
+
+
+def test_the_heading_reader_tells_a_citation_by_the_line_above():
+    from locleg.enrich.heading import read_heading_lines
+
+    lines = ["LEI Nº 1.100, DE 10 DE JUNHO DE 2019", "Dispõe sobre o transporte escolar."]
+    heading = read_heading_lines(lines, "GABINETE DO PREFEITO", TODAY)
+    assert (heading.type, heading.number, heading.date, len(heading.lines)) == (
+        "lei", "1100", date(2019, 6, 10), 1)
+    assert read_heading_lines(lines, "Art. 1º Ficam alterados os dispositivos da", TODAY) is None
+    split = read_heading_lines(["DECRETO", "Nº 45, DE 2 DE MARÇO DE 2021", "Dispõe"], "", TODAY)
+    assert (split.number, len(split.lines)) == ("45", 2)
