@@ -218,6 +218,22 @@ def read_heading(text: str, today: date | None = None) -> Heading | None:
     return best[1] if best else None
 
 
+def read_heading_lines(lines: list[str], previous: str = "",
+                       today: date | None = None) -> Heading | None:
+    """The heading that starts on the first of `lines` (the non-blank lines from there on; up
+    to three are read, for a heading split over lines), or None when it is not one.
+
+    previous is the non-blank line above: a line that goes on into this one makes it a
+    citation. For texts where a heading may stand anywhere (a gazette of many acts), the
+    caller finds the lines; Heading.lines says how many the heading took.
+    """
+    today = today or date.today()
+    kept = [(0, previous.strip())] + [(i, line.strip()) for i, line in enumerate(lines[:3], 1)]
+    folded = [s.lower() if s.isascii() else s.translate(_FOLD) for _, s in kept]
+    found = _candidate(kept, folded, 1, len(kept), today)
+    return found[1] if found else None
+
+
 def _top_lines(text: str) -> tuple[list[tuple[int, str]], list[str]]:
     """The non-blank lines above the first article or the enacting clause: (index, line) as
     printed, and folded."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..jurisdictions import fold
 
@@ -34,6 +35,7 @@ NORM_TYPES: tuple[str, ...] = (*dict.fromkeys(t for _, t in _SYNONYMS), OTHER)
 _NOISE = re.compile(r"\b(municipal|estadual|distrital|federal|n[ºo°]?\.?)\b|[º°.,;:-]")
 
 
+@lru_cache(maxsize=4096)  # headings and records repeat a few spellings millions of times
 def normalize_type(raw: str | None) -> str | None:
     """'Lei Ordinária' -> lei, 'LC' -> lei.complementar, 'Legislação Municipal' -> outro."""
     if raw is None or not raw.strip():

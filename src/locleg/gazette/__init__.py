@@ -1,0 +1,1 @@
+"""Official gazettes (Diários Oficiais): each gazette's text cut into the acts it publishes."""

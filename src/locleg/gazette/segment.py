@@ -1,0 +1,577 @@
+"""A gazette's text cut into the acts it publishes: laws, decrees, resolutions, portarias, and
+the non-normative matter around them (licitações, contratos, nomeações, other notices).
+
+The text is what Querido Diário archives (Apache Tika's extraction of the gazette's PDF): one
+long string, pages separated by form feeds when Tika keeps them. An act starts at its heading
+("LEI Nº 1.234, DE 5 DE MARÇO DE 2020", read by enrich/heading.py, which knows the OCR-worn
+forms) or at the title of a notice ("EXTRATO DO CONTRATO Nº 45/2021"), and ends at its
+"Código Identificador: …" line (Sigpub) or before the next act, less the page headers and
+section titles between them.
+
+A line that looks like a heading is not always one: the body of an act cites other laws at
+the start of a line, quotes a law's heading in an annex, lists acts in tables and in the
+summary. Such a line is taken for a new act only when it reads as a heading (heading.py: not
+the tail of a sentence, not followed by prose), carries no dot leaders (a summary) and no
+amount (a table's row), is not an act already found in the gazette (an annex, a regulation
+quoting it) and, while the act above has not reached its signature yet, is followed by an
+ementa or an enacting clause.
+
+The work runs on every archived gazette: one pass of one regular expression finds the lines
+worth reading; only those are read in full.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from datetime import date
+
+from ..enrich.heading import read_heading_lines
+from ..enrich.numbering import canonical_number
+from .associations import Association, Section, association_for, split_municipalities
+
+# The kinds that become norms (LexML tipoDocumento); portarias join them unless the caller
+# says otherwise (many corpora leave them out: most are acts of personnel).
+NORMATIVE = frozenset({"lei", "lei.complementar", "lei.organica", "emenda.lei.organica",
+                       "decreto", "decreto.legislativo", "resolucao"})
+# Non-normative matter, never turned into norms.
+MATTER = ("licitacao", "contrato", "nomeacao", "outro")
+
+NO_TEXT = "no text (scanned without OCR upstream?)"
+GARBAGE = "garbage text: no Portuguese words (a broken text layer? OCR the PDF)"
+
+
+@dataclass(frozen=True)
+class Act:
+    """One act as the gazette prints it; text[start:end] is the whole act."""
+
+    kind: str  # a LexML type (lei, decreto, ...) or a matter: licitacao, contrato, ...
+    heading: str  # as written: 'LEI Nº 1.234, DE 5 DE MARÇO DE 2020'
+    number: str | None  # canonical (enrich/numbering.py): '1234', '12-A'
+    date: date | None  # the date the heading prints
+    year: int | None
+    ementa: str | None
+    body: str  # after the heading and ementa, up to the signature or "Código Identificador"
+    start: int
+    end: int
+    page: int | None = None  # 1-based, when the text has form feeds
+    # republished ("*Republicado por incorreção"), continues ("continua na próxima edição"),
+    # continuation (the rest of an act begun in an earlier edition), truncated (the text
+    # file ends inside the act)
+    flags: frozenset[str] = frozenset()
+    municipality: str | None = None  # in an association gazette
+    normative: bool = False
+
+    @property
+    def republished(self) -> bool:
+        return "republished" in self.flags
+
+    @property
+    def continued(self) -> bool:
+        """Split across two gazettes: this is the first part or the rest."""
+        return bool(self.flags & {"continues", "continuation"})
+
+    @property
+    def truncated(self) -> bool:
+        return "truncated" in self.flags
+
+
+@dataclass(frozen=True)
+class GazetteText:
+    """What segmentation made of one gazette's text."""
+
+    acts: list[Act]
+    quality: str | None  # None: text to read; else why there is none (queue the PDF for OCR)
+    sections: list[Section] = field(default_factory=list)  # association gazettes
+
+
+# --- What the lines say ---
+
+_I, _M = re.IGNORECASE, re.MULTILINE
+# The signature block stands in an act's last lines: how far back to look for it.
+_SIGNATURE_CHARS = 600
+_MATTER_TITLES = {
+    "licitacao": (
+        r"aviso\s+de\s+(?:licita|preg|tomada|concorr|chamada|dispensa|inexigib|leil|credenc"
+        r"|abertura|resultado|homologa|julgamento|adjudica|reabertura|suspens|revoga|adiamento)"
+        r"|preg[aã]o\s+(?:eletr[oô]nico|presencial)|tomada\s+de\s+pre[cç]os"
+        r"|concorr[eê]ncia(?:\s+p[uú]blica)?\s+n|dispensa\s+de\s+licita|inexigibilidade"
+        r"|(?:termo\s+de\s+)?(?:adjudica[cç][aã]o\s+e\s+)?homologa[cç][aã]o"
+        r"|(?:termo\s+de\s+)?ratifica[cç][aã]o|resultado\s+d[aeo]\s+(?:licita|julg|preg)"
+        r"|chamada\s+p[uú]blica|leil[aã]o\s+n"),
+    "contrato": (
+        r"extrato\s+(?:d[oae]s?\s+)?(?:contrato|termo|(?:\w+\s+)?aditivo|ata|conv[eê]nio"
+        r"|(?:primeiro|segundo|terceiro|quarto|\d+[º°o])\b)"
+        r"|termo\s+aditivo|contrato\s+(?:administrativo\s+)?n|ata\s+de\s+registro"),
+    "nomeacao": (
+        r"(?:ato|termo|t[ií]tulo)\s+de\s+(?:nomea|exonera|posse|designa)"
+        r"|nomea[cç][aã]o\b|exonera[cç][aã]o\b"),
+    "outro": (
+        r"edital\s+(?:de\s+)?(?:convoca|notifica|abertura|processo|concurso|chamamento|cita)"
+        r"|errata\b|comunicado\b|aviso\s+de\s+(?:convoca|audi[eê]ncia|consulta)"
+        r"|convoca[cç][aã]o\s+n|relat[oó]rio\s+(?:resumido|de\s+gest)|ata\s+da\s+\w+\s+sess"),
+}
+_MATTER_GROUPS = "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _MATTER_TITLES.items())
+# The types a heading may start with (heading.py reads it in full); "LEIS", "DECRETOS" are
+# section titles. A digit must follow on the line, or "Nº" on the next.
+_NORM_WORD = (r"(?:[l1][e3][il1](?![a-mo-z])|decret[o0](?!s)|resolu[cç][aã][o0]|portar[il1]a(?!s)"
+              r"|emenda)")
+_CANDIDATE = re.compile(
+    r"^[ \t\f*•·|>–—-]*"
+    r"(?P<cont>\(?continua[cç][aã]o\)?[ \t]*[-–—:]?[ \t]*(?:d[aoe]s?[ \t]+)?)?"
+    rf"(?:(?P<norm>{_NORM_WORD})(?=[^\n]{{0,80}}\d|[^\n]{{0,40}}\n[ \t]*n)"
+    rf"|(?:{_MATTER_GROUPS}))", _I | _M)
+# The same, where Tika glued the heading to the end of the line above.
+_GLUED = re.compile(_CANDIDATE.pattern.removeprefix("^"), _I | _M)
+_GLUED_WORDS = ("LEI ", "DECRETO ", "PORTARIA ", "RESOLUÇÃO ", "EMENDA ")
+_IDENTIFIER = re.compile(r"^[ \t]*c[oó]digo\s+identificador\s*:?[ \t]*[0-9a-z]{4,}[ \t\r]*$",
+                         _I | _M)
+# The end of an act: a signature's role, the "publish" formula, the place and date.
+_CLOSING = re.compile(
+    r"^[ \t]*(?:c[oó]digo\s+identificador\b"
+    r"|(?:vice-?\s?)?prefeit[oa]\b[^\n]{0,50}$|secret[aá]ri[oa]\b[^\n]{0,60}$"
+    r"|presidente\b[^\n]{0,60}$"
+    r"|(?:pregoeir[oa]|diretor[a]?|gestor[a]?|coordenador[a]?|procurador[a]?|controlador[a]?"
+    r"|chefe\s+de\s+gabinete|ordenador[a]?\s+de\s+despesas?|agente\s+de\s+contrata)"
+    r"\b[^\n]{0,60}$"
+    r"|(?:publique-se|registre-se|cumpra-se)"
+    r"|[^\n]{2,80},\s*(?:em\s+)?\d{1,2}[º°o]?\s+de\s+[a-zç]+\s+de\s+\d{4}\.?[ \t\r]*$)",
+    _I | _M)
+# An ementa or an enacting clause: what follows a real heading.
+_OPENING = re.compile(
+    r"^[ \t]*(?:disp[oõ]e|altera|autoriza|institui|cria|denomina|abre|regulamenta|estabelece"
+    r"|fixa|concede|declara|nomeia|exonera|aprova|homologa|revoga|d[aá]\s+nova|acrescenta"
+    r"|prorroga|atualiza|reajusta|ratifica|convoca|designa|torna|inclui|define|disciplina"
+    r"|(?:o|a|o\(a\))\s+(?:prefeit|vice|president|secret|c[aâ]mara|mesa|diretor|gestor)"
+    r"|\*?\s*republica|considerando|decreta|resolve|fa[cç]o\s+saber|no\s+uso\s+d)",
+    _I | _M)
+# Where the ementa has ended: the enacting clause, the preamble, the first article.
+_AFTER_EMENTA = re.compile(
+    r"[ \t]*(?:(?:o|a|o\(a\))\s+(?:prefeit|vice|president|secret|c[aâ]mara|mesa|diretor"
+    r"|gestor)|considerando|decreta|resolve|fa[cç]o\s+saber|no\s+uso\s+d|art(?:igo)?\.?\s*\d"
+    r"|[IVXLC]+\s*[-–—)]|§|par[aá]grafo"
+    r"|[A-ZÀ-Ý\s]{3,}:\s*$)", _I)
+# Lines between acts that belong to none: page headers and footers, section and entity titles
+# (in capitals), a republication note (it belongs to the act below).
+_ENTITY = (r"(?:ESTADO|PREFEITURA|C[ÂA]MARA|MESA|GABINETE|SECRETARIA|PODER|ATOS?|PROCURADORIA"
+           r"|CONTROLADORIA|COMISS[ÃA]O|DEPARTAMENTO|FUNDO|INSTITUTO|COORDENADORIA|SETOR"
+           r"|DIVIS[ÃA]O|SUPERINTEND[ÊE]NCIA|AUTARQUIA|FUNDA[ÇC][ÃA]O|SERVI[ÇC]O|MUNIC[ÍI]PIO"
+           r"|ASSOCIA[ÇC][ÃA]O|SUM[ÁA]RIO|LEIS|DECRETOS|PORTARIAS|RESOLU[ÇC][ÕO]ES"
+           r"|LICITA[ÇC][ÕO]ES|CONTRATOS|EXTRATOS|EDITAIS|AVISOS|OUTROS)\b[A-ZÀ-Ý '’/()–-]{0,90}")
+_TRAILER = re.compile(
+    r"[\s\f]*(?:(?i:.*di[aá]rio\s+oficial.*|p[aá]g(?:ina)?\.?\s*\d+(?:\s*(?:de|/)\s*\d+)?"
+    r"|.*\bedi[cç][aã]o\s+(?:n[º°o.]*\s*)?[\d.]+.*|ano\s+[ivxlc]+\b.*|(?:https?://|www\.)\S+(?:\s+\d+)?"
+    r"|\*?\s*republica(?:do|da|[cç][aã]o|-se)\b.*)"
+    rf"|{_ENTITY})[\s\f]*")
+_REPUBLISHED = re.compile(r"^[ \t*]*republica(?:do|da|[cç][aã]o|-se)\b", _I | _M)
+_CONTINUES = re.compile(
+    r"^[ \t(*]*continua(?:\s+n[ao]\s+pr[oó]xim[ao]\s+(?:edi[cç][aã]o|p[aá]gina))?[ \t.)\r]*$",
+    _I | _M)
+_CONTINUATION = re.compile(r"^[ \t(*]*continua[cç][aã]o\b", _I | _M)
+_CONTINUATION_MARK = re.compile(r"\(\s*continua[cç][aã]o\b", _I)
+_LEADERS = re.compile(r"\.{5,}|…{2,}|(?:\. ){4,}")
+_MONEY = re.compile(r"\d{1,3}(?:\.\d{3})*,\d{2}\b")
+_MATTER_NUMBER = re.compile(r"\bn[º°o.]*\s*(\d[\d.]*)(?:\s*/\s*(\d{4}))?", _I)
+# Words a line that goes on into the next ends with.
+_GOES_ON = frozenset("a o as os à da do das dos de na no nas nos pela pelo e com em ao aos que "
+                     "conforme termos".split())
+# The commonest words of Portuguese: a text layer without them is not text.
+_COMMON_WORDS = frozenset("de da do das dos que em para com no na os as ao por se e o a".split())
+# How the lines worth reading start: the first letters of the types and titles above, and of
+# "Código Identificador". Searched from the newline before, a literal the regular expression
+# engine finds fast: lines that start otherwise cost next to nothing.
+_LINE_START = re.compile(
+    r"\n[ \t\f*•·|>–—(-]*(?:l[e3][il1]|dec|res|por|eme|avi|pre|tom|con|dis|ine|ter|adj|hom"
+    r"|rat|cha|ext|ata|ato|t[ií]t|nom|exo|edi|err|rel|com|(?P<code>c[oó]d))", _I)
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+
+
+@dataclass
+class _Start:
+    """Where an act begins, and what its heading says."""
+
+    start: int  # first character of the heading's line (its indentation skipped)
+    heading_end: int
+    kind: str
+    heading: str
+    number: str | None = None
+    date: date | None = None
+    year: int | None = None
+    flags: set[str] = field(default_factory=set)
+
+
+def text_quality(text: str) -> str | None:
+    """None for text worth segmenting; else why it is not (NO_TEXT, GARBAGE)."""
+    words = _WORD.finditer(text)
+    if sum(1 for _, _ in zip(range(3), words, strict=False)) < 3:
+        return NO_TEXT
+    # Three samples: a broken text layer may spoil only part of a gazette's pages.
+    size = len(text)
+    samples = [text[at:at + 2000] for at in sorted({0, size // 2, max(0, size - 2000)})]
+    # Words only: a table of figures is text, however few words stand between its numbers.
+    words = [w for s in samples for w in _LETTER_RUN.findall(s.lower())]
+    tokens, common = len(words), sum(map(_COMMON_WORDS.__contains__, words))
+    if tokens >= 40 and common / tokens < 0.04:  # too few words to judge a short notice
+        return GARBAGE
+    return None
+
+
+def read_gazette(text: str, *, territory_id: str | None = None,
+                 association: Association | str | None = None, portarias: bool = True,
+                 today: date | None = None) -> GazetteText:
+    """The acts of one gazette, or the reason it has none to give.
+
+    An association gazette (territory id ending in 00000, or `association` given) is split by
+    municipality first (associations.py), then each municipality's part by act.
+    portarias: whether portarias count as normative (Act.normative).
+    """
+    quality = text_quality(text)
+    if quality:
+        return GazetteText([], quality)
+    if association is None:
+        association = association_for(territory_id)
+    sections = split_municipalities(text, association) if association else []
+    ranges = [(0, len(text), None)]
+    if sections:
+        ranges = [(0, sections[0].start, None)] + [
+            (s.start, s.end, s.municipality) for s in sections]
+    feeds = _form_feeds(text) if "\f" in text else None
+    acts: list[Act] = []
+    for lo, hi, municipality in ranges:
+        acts += _segment_range(text, lo, hi, municipality, feeds, portarias, today)
+    return GazetteText(acts, None, sections)
+
+
+def segment(text: str, *, territory_id: str | None = None,
+            association: Association | str | None = None, portarias: bool = True,
+            today: date | None = None) -> list[Act]:
+    """The acts of one gazette's text, in order (none for empty or garbage text: see
+    read_gazette for the reason)."""
+    return read_gazette(text, territory_id=territory_id, association=association,
+                        portarias=portarias, today=today).acts
+
+
+# --- Cutting one range of the text ---
+
+
+def _segment_range(text: str, lo: int, hi: int, municipality: str | None,
+                   feeds: list[int] | None, portarias: bool, today: date | None) -> list[Act]:
+    candidates, identifiers = _scan(text, lo, hi)
+    starts = _accepted(text, candidates, lo, hi, today)
+    rest = _headless_continuation(text, lo, starts[0].start if starts else hi)
+    if rest:
+        starts.insert(0, rest)
+    if identifiers:
+        starts = _one_per_identifier(text, lo, hi, starts, identifiers)
+    acts: list[Act] = []
+    for i, st in enumerate(starts):
+        limit = starts[i + 1].start if i + 1 < len(starts) else hi
+        end = next((e for s, e in identifiers if st.start < s < limit), None)
+        # Sigpub ends every act with its identifier: one missing says the text was cut.
+        closed = end is not None if identifiers else None
+        if end is None:
+            end = _trim(text, st.heading_end, limit)
+        if closed is None:
+            closed = _closed(text, st.heading_end, end) or not _cut_short(text, end)
+        flags = set(st.flags)
+        # The cheap look first: few acts carry either note.
+        if text.find("epublica", max(lo, st.start - 200), end) >= 0 and (
+                _REPUBLISHED.search(text, st.start, end)
+                or _REPUBLISHED.match(_previous_line(text, _line_start(text, st.start), lo))):
+            flags.add("republished")
+        if text.find("ontinua", max(lo, end - 200), end) >= 0 and _CONTINUES.search(
+                text, max(st.heading_end, end - 200), end):
+            flags.add("continues")
+        if i + 1 == len(starts) and hi == len(text) and not closed and "continues" not in flags:
+            flags.add("truncated")
+        ementa, body_start = _ementa(text, st, end)
+        normative = st.kind in NORMATIVE or (portarias and st.kind == "portaria")
+        acts.append(Act(
+            kind=st.kind, heading=st.heading, number=st.number, date=st.date, year=st.year,
+            ementa=ementa, body=text[body_start:end].strip(), start=st.start, end=end,
+            page=bisect_right(feeds, st.start) + 1 if feeds is not None else None,
+            flags=frozenset(flags), municipality=municipality, normative=normative))
+    return acts
+
+
+def _scan(text: str, lo: int, hi: int) -> tuple[list[re.Match], list[tuple[int, int]]]:
+    """One pass over the lines: those that may start an act (matched by _CANDIDATE), and the
+    Sigpub "Código Identificador" lines (start, end)."""
+    candidates: list[re.Match] = []
+    identifiers: list[tuple[int, int]] = []
+    # lo starts a line: the text's first line has no newline before it.
+    starts = [(lo, None)] if lo == 0 else []
+    starts += ((m.start() + 1, m["code"]) for m in _LINE_START.finditer(text, max(0, lo - 1), hi))
+    for at, code in starts:
+        if code:
+            match = _IDENTIFIER.match(text, at, _line_end(text, at, hi))
+            if match:
+                identifiers.append((match.start(), match.end()))
+            continue
+        match = _CANDIDATE.match(text, at, hi)
+        if match:
+            candidates.append(match)
+        elif lo == at == 0:
+            match = _IDENTIFIER.match(text, at, _line_end(text, at, hi))
+            if match:
+                identifiers.append((match.start(), match.end()))
+    glued = _glued(text, lo, hi)
+    if glued:
+        candidates = sorted(candidates + glued, key=lambda m: m.start())
+    return candidates, identifiers
+
+
+def _glued(text: str, lo: int, hi: int) -> list[re.Match]:
+    """Headings Tika glued to the line above, the signature's role of the act before
+    ("Prefeito Municipal DECRETO Nº 45, DE …": two columns' lines joined). Only a heading in
+    capitals right after a role counts: elsewhere in a line, a type is a citation."""
+    out: list[re.Match] = []
+    for word in _GLUED_WORDS:
+        at = text.find(word, lo, hi)
+        while at >= 0:
+            before = text[max(lo, text.rfind("\n", lo, at) + 1):at]
+            if before[-1:] in (" ", "\t") and before.strip() and _CLOSING.match(before.rstrip()):
+                match = _GLUED.match(text, at, hi)
+                if match and match["norm"]:
+                    out.append(match)
+            at = text.find(word, at + 1, hi)
+    return out
+
+
+def _accepted(text: str, candidates: list[re.Match], lo: int, hi: int,
+              today: date | None) -> list[_Start]:
+    """The headings that start acts, in order, citations and summary lines left out."""
+    out: list[_Start] = []
+    seen: set[tuple[str, str | None, int | None]] = set()
+    for match in candidates:
+        found = _read_start(text, match, lo, hi, today)
+        if found is None:
+            continue
+        if out:
+            last = out[-1]
+            if found.start < last.heading_end:
+                continue
+            if found.kind in MATTER and not text[last.heading_end:found.start].strip():
+                # "AVISO DE LICITAÇÃO / PREGÃO PRESENCIAL Nº 12/2021": one title on two lines
+                last.heading_end = found.heading_end
+                last.number = last.number or found.number
+                last.year = last.year or found.year
+                continue
+        key = (found.kind, found.number, found.year)
+        if found.kind not in MATTER and key in seen and "continuation" not in found.flags:
+            continue  # an act of this edition quoted again (an annex, a regulation)
+        if out and found.kind not in MATTER and not _closed(
+                text, out[-1].heading_end, found.start) and not _opens(text, found, hi):
+            # The act above has not ended: a heading-like line in its body is a citation,
+            # unless a new act plainly opens here.
+            continue
+        seen.add(key)
+        out.append(found)
+    return out
+
+
+def _read_start(text: str, match: re.Match, lo: int, hi: int,
+                today: date | None) -> _Start | None:
+    """The act a candidate line starts, or None when the line starts none."""
+    line_start = match.start()
+    line_end = _line_end(text, line_start, hi)
+    line = text[line_start:line_end]
+    if _LEADERS.search(line):
+        return None  # a summary's entry: "LEI Nº 1.234 ........ 3"
+    start = line_start + len(line) - len(line.lstrip(" \t\f"))
+    previous = _previous_line(text, line_start, lo)
+    flags = {"continuation"} if match["cont"] else set()
+    if match["norm"] is None:
+        return _matter_start(text, match, start, line_end, previous, flags)
+    if not previous.isupper() and _goes_on(previous):
+        return None  # "… nos termos da / Lei nº 1.100, de 2019": a citation (cheap test first)
+    if _MONEY.search(line):
+        return None  # a table's row: "Decreto nº 45/2021   Suplementação   150.000,00"
+    first = text[match.start("norm"):line_end]
+    lines = [(match.start("norm"), line_end, first)] + _next_lines(text, line_end, hi, 2)
+    heading = read_heading_lines([t for _, _, t in lines], previous, today)
+    if heading is None:
+        return None
+    heading_end = lines[len(heading.lines) - 1][1]
+    printed = " ".join(t.strip() for _, _, t in lines[:len(heading.lines)])
+    if (_CONTINUATION_MARK.search(printed) or _CONTINUATION.match(previous)
+            or _CONTINUATION.search(text, heading_end, min(hi, heading_end + 120))):
+        flags.add("continuation")
+    return _Start(start, heading_end, heading.type, printed, heading.number, heading.date,
+                  heading.year, flags)
+
+
+def _headless_continuation(text: str, lo: int, hi: int) -> _Start | None:
+    """The rest of an act begun in an earlier edition, printed without its heading
+    ("(Continuação da edição anterior)" then "Art. 15. …"), before the first heading: an act
+    of unknown kind, flagged, for the caller to join to the part that "continues"."""
+    if text.find("ontinua", lo, hi) < 0:
+        return None
+    match = _CONTINUATION.search(text, lo, hi)
+    if match is None or len(text[match.end():hi].strip()) < 80:
+        return None
+    start = match.start() + len(match[0]) - len(match[0].lstrip(" \t"))
+    line_end = _line_end(text, start, hi)
+    return _Start(start, line_end, "outro", text[start:line_end].strip(),
+                  flags={"continuation"})
+
+
+def _opens(text: str, st: _Start, hi: int) -> bool:
+    """An ementa or an enacting clause follows the heading: a new act plainly opens."""
+    return any(_OPENING.match(line) for _, _, line in _next_lines(text, st.heading_end, hi, 4))
+
+
+def _matter_start(text: str, match: re.Match, start: int, line_end: int, previous: str,
+                  flags: set[str]) -> _Start | None:
+    """A notice's title: a short line in capitals, not the tail of a sentence."""
+    title = text[start:line_end].strip()
+    letters = [c for c in title if c.isalpha()]
+    if (len(title) > 120 or not letters
+            or sum(c.isupper() for c in letters) < 0.8 * len(letters)
+            or _goes_on(previous)):
+        return None
+    kind = next(k for k in MATTER if match[k])
+    number = year = None
+    found = _MATTER_NUMBER.search(title)
+    if found:
+        number = canonical_number(found[1])
+        year = int(found[2]) if found[2] else None
+    return _Start(start, line_end, kind, title, number, None, year, flags)
+
+
+def _one_per_identifier(text: str, lo: int, hi: int, starts: list[_Start],
+                        identifiers: list[tuple[int, int]]) -> list[_Start]:
+    """Sigpub: every "Código Identificador" ends an act, so each stretch up to one holds an
+    act even when its title is none the grammar knows; the act starts at the stretch's first
+    line that is not a municipality's or an entity's header."""
+    out: list[_Start] = []
+    bounds = [lo] + [e for _, e in identifiers]
+    stretches = list(zip(bounds, [s for s, _ in identifiers] + [hi], strict=True))
+    at = 0
+    for begin, stop in stretches:
+        inside: list[_Start] = []
+        while at < len(starts) and starts[at].start < stop:
+            if starts[at].start >= begin:
+                inside.append(starts[at])
+            at += 1
+        first = _first_content_line(text, begin, stop)
+        if first is None:
+            out += inside
+            continue
+        f_start, f_end = first
+        if inside:
+            if f_start < inside[0].start:
+                inside[0].start = f_start  # an unknown title above the heading: one act
+            out += inside
+        elif stop < hi or len(text[f_start:stop].strip()) >= 80:
+            title = text[f_start:f_end].strip()
+            kind = next((k for k in MATTER if re.match(_MATTER_TITLES[k], title, _I)), "outro")
+            out.append(_Start(f_start, f_end, kind, title))
+    return out
+
+
+def _first_content_line(text: str, begin: int, stop: int) -> tuple[int, int] | None:
+    for start, end, line in _next_lines(text, begin, stop, 12):
+        if not _TRAILER.fullmatch(line):
+            return start, end
+    return None
+
+
+def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
+    """The ementa below the heading, and where the body starts."""
+    if st.kind in MATTER or "continuation" in st.flags:
+        return None, st.heading_end
+    lines: list[str] = []
+    body_start = st.heading_end
+    for line_start, line_end, line in _next_lines(text, st.heading_end, end, 8):
+        if _REPUBLISHED.match(line) or _CONTINUATION.match(line):
+            body_start = line_end
+            continue
+        if _AFTER_EMENTA.match(line) or (lines and text[body_start:line_start].count("\n") > 1):
+            break
+        if not lines and not line.strip()[:1].isupper():
+            break
+        lines.append(line.strip())
+        body_start = line_end
+        if line.rstrip().endswith("."):
+            break  # its sentence has ended ('… e dá outras providências.')
+    if not lines:
+        return None, st.heading_end
+    return " ".join(lines), body_start
+
+
+def _trim(text: str, floor: int, end: int) -> int:
+    """end moved back over blank lines, page headers and section titles."""
+    while end > floor:
+        line_start = max(floor, text.rfind("\n", floor, end) + 1)
+        line = text[line_start:end]
+        if line.strip() and not _TRAILER.fullmatch(line):
+            break
+        if line_start <= floor:
+            return floor
+        end = line_start - 1
+    return floor + len(text[floor:end].rstrip())
+
+
+def _closed(text: str, begin: int, end: int) -> bool:
+    """A signature, the "publish" formula or the place and date stands in the last lines of
+    text[begin:end]: the act there has ended."""
+    return _CLOSING.search(text, max(begin, end - _SIGNATURE_CHARS), end) is not None
+
+
+def _goes_on(line: str) -> bool:
+    """The line's sentence goes on into the next line ('… nos termos da', '… e')."""
+    line = line.rstrip()
+    if line.endswith((",", ";", "(", "-")):
+        return True
+    words = line.rsplit(None, 1)
+    return bool(words) and words[-1].lower() in _GOES_ON
+
+
+def _cut_short(text: str, end: int) -> bool:
+    """The text stops mid-sentence: no final punctuation on the act's last line."""
+    return not text[:end].rstrip().endswith((".", "!", "?", ")", "»", "”", '"', ":"))
+
+
+# --- Lines ---
+
+
+def _form_feeds(text: str) -> list[int]:
+    out, at = [], text.find("\f")
+    while at >= 0:
+        out.append(at)
+        at = text.find("\f", at + 1)
+    return out
+
+
+def _line_start(text: str, at: int) -> int:
+    return text.rfind("\n", 0, at) + 1
+
+
+def _line_end(text: str, at: int, hi: int) -> int:
+    end = text.find("\n", at, hi)
+    return hi if end < 0 else end
+
+
+def _previous_line(text: str, line_start: int, lo: int) -> str:
+    """The line above, or '' when a blank line or the range's start comes first."""
+    if line_start <= lo:
+        return ""
+    begin = max(lo, text.rfind("\n", lo, line_start - 1) + 1)
+    return text[begin:line_start - 1]
+
+
+def _next_lines(text: str, at: int, hi: int, count: int) -> list[tuple[int, int, str]]:
+    """Up to `count` non-blank lines from the line after position `at` (or at it, when `at`
+    starts a line): (start, end, text)."""
+    out: list[tuple[int, int, str]] = []
+    if at > 0 and text[at - 1:at] != "\n":
+        at = _line_end(text, at, hi) + 1
+    while at < hi and len(out) < count:
+        end = _line_end(text, at, hi)
+        if text[at:end].strip():
+            out.append((at, end, text[at:end]))
+        at = end + 1
+    return out
