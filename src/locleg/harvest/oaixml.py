@@ -125,6 +125,7 @@ class Identify:
     granularity: str  # YYYY-MM-DDThh:mm:ssZ or YYYY-MM-DD
     admin_email: str | None
     error: OaiError | None = None
+    response_date: str | None = None  # the publisher's clock when it answered
 
     @property
     def seconds(self) -> bool:
@@ -134,18 +135,19 @@ class Identify:
 def parse_identify(body: bytes) -> Identify:
     root = _oai_root(body)
     ident = _child(root, "Identify")
+    said = _text(_child(root, "responseDate"))
     if ident is None:
         error = _error(root)
         if error is None:
             raise BadXML("an OAI-PMH answer without <Identify>")
-        return Identify(None, None, None, None, None, "YYYY-MM-DD", None, error)
+        return Identify(None, None, None, None, None, "YYYY-MM-DD", None, error, said)
 
     def get(name: str) -> str | None:
         return _text(_child(ident, name))
 
     return Identify(get("repositoryName"), get("baseURL"), get("protocolVersion"),
                     get("earliestDatestamp"), get("deletedRecord"),
-                    get("granularity") or "YYYY-MM-DD", get("adminEmail"))
+                    get("granularity") or "YYYY-MM-DD", get("adminEmail"), None, said)
 
 
 @dataclass
