@@ -4,7 +4,8 @@ LexML publisher.
 A cycle is a chain of requests:
 
     Identify → ListRecords window by window (each followed by its resumption tokens)
-             → [a full cycle: the records changed while it listed] → close
+             → [a full cycle: the records changed while it listed, then the datestamp of
+                each norm not seen, asked for alone] → close
 
 Offset paging shifts: SAPL's tokens are offsets into a list ordered by the norm's date,
 newest first, so a norm added or changed while a client pages moves every later record by
@@ -12,8 +13,9 @@ one, and one is read twice or never. A `from`/`until` window pins the list: a no
 during the cycle gets a datestamp after `until` and leaves no hole in a window of few
 pages. A window that needs more than `max_pages` pages is split at the datestamps its pages
 showed, and each part listed anew. A full cycle lists every window from the earliest
-datestamp, then the records changed since it began, and only then (every window listed
-without an error) marks removed the norms it did not see. A daily cycle lists only from the
+datestamp, then the records changed since it began, then each norm it has not seen by
+that norm's own last datestamp (a one-record window cannot shift), and only then (every
+window listed without an error) marks removed the norms it did not see. A daily cycle lists only from the
 last cycle's `until` minus a margin and removes only what the publisher says it deleted.
 
 A resumption token that loops (the same token again, or a page repeating the previous
@@ -27,10 +29,13 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urlsplit
 
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from ..errors import UserError
 from ..store import utcnow
+from ..store.harvest_schema import listed_norm
+from ..store.schema import record
 from . import frontier, listed
 from .net import FetchError, Guard, Resolver, make_client, normalize_base_url, status_error
 from .oaixml import PREFIX, BadXML, Identify, Page, UnsafeXML, parse_identify, parse_list_records
@@ -44,6 +49,7 @@ MAX_PAGES = 10  # pages a window may take before it is split (source setting oai
 SPLIT_PARTS = 4  # a window too long is split in this many parts (more when its size is known)
 MAX_PARTS = 64
 SAMPLE = 400  # datestamps a window keeps to choose where to split
+MAX_CONFIRM = 200  # unseen norms whose datestamps are asked for again before removals
 # SAPL 3.1, SAPL 2.5 and the usual OAI-PMH paths, tried when the URL names a site's root.
 PATHS = ("/sistema/lexml/oai", "/oai", "/oai/request")
 EARLIEST = "1900-01-01"  # when Identify names no earliestDatestamp
@@ -230,8 +236,11 @@ async def _identify(h: Harvest, ctx: SourceContext, req: frontier.Request) -> No
     if ident.error is not None:
         raise FetchError(f"{ident.error}: {req.url}", transient=False)
     seconds = ident.seconds
+    unit = timedelta(seconds=1) if seconds else timedelta(days=1)
     now = _stamp_or_none(ident.response_date or "") or utcnow()
-    until = format_stamp(now, seconds)
+    # The window ends before the publisher's present moment: a norm stamped while we list
+    # cannot fall inside it (it is read by the next window, or the next cycle).
+    until = format_stamp(now - unit, seconds)
     full = req.payload["mode"] == "full" or not ctx.state.get("oai_until")
     if full:
         start = _stamp_or_none(ident.earliest or "") or parse_stamp(EARLIEST)
@@ -257,16 +266,38 @@ def _window_step(ctx: SourceContext, payload: dict, window: list[str | None]) ->
     return _step(ctx, "records", _window_url(ctx, window), {**fresh, "window": window})
 
 
-def _next_window(ctx: SourceContext, payload: dict) -> dict | None:
+def _next_window(conn: Connection, ctx: SourceContext, payload: dict) -> dict | None:
     """The request of the next window to list; None when the listing is done."""
     windows = list(payload.get("windows") or [])
     if windows:
         return _window_step(ctx, {**payload, "windows": windows[1:]}, windows[0])
-    if payload["mode"] == "full" and not payload.get("catchup"):
+    if payload["mode"] != "full" or not payload.get("complete", True):
+        return None
+    if not payload.get("catchup"):
         # What changed while this cycle listed has a datestamp after its `until`: seen now,
         # not taken for removed.
         return _window_step(ctx, {**payload, "catchup": True}, [payload["until"], None])
+    if not payload.get("confirmed"):
+        # A norm changed while a window was paged leaves it, and the record after it moves
+        # up a page unseen. Before anything is marked removed, the datestamp of each norm
+        # not seen is asked for on its own: a one-record window cannot shift.
+        stamps = _unseen_markers(conn, ctx, datetime.fromisoformat(payload["seen_since"]))
+        if stamps and len(stamps) <= MAX_CONFIRM:
+            windows = [[s, s] for s in stamps]
+            return _window_step(ctx, {**payload, "confirmed": True, "windows": windows[1:]},
+                                windows[0])
     return None
+
+
+def _unseen_markers(conn: Connection, ctx: SourceContext, seen_since: datetime) -> list[str]:
+    """The last datestamps of the source's norms that this listing has not seen."""
+    found = conn.scalars(
+        select(listed_norm.c.marker).distinct()
+        .join(record, record.c.id == listed_norm.c.record_id)
+        .where(listed_norm.c.source_id == ctx.id, record.c.removed_at.is_(None),
+               record.c.last_seen_at < seen_since, listed_norm.c.marker.is_not(None))
+        .limit(MAX_CONFIRM + 1)).all()
+    return sorted(m for m in found if _stamp_or_none(m) is not None)
 
 
 async def _records(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
@@ -349,14 +380,14 @@ async def _stop_window(h: Harvest, ctx: SourceContext, req: frontier.Request, pa
 async def _go_on(h: Harvest, ctx: SourceContext, req: frontier.Request, payload: dict,
                  following: dict | None) -> None:
     """The next window (or the given request); at the end of the listing, close the cycle."""
-    following = following or _next_window(ctx, payload)
-    if following is not None:
-        await h.db(listed.replace, req, [following])
-        return
     seen_since = datetime.fromisoformat(payload["seen_since"])
     complete = payload.get("complete", True)
 
-    def close(conn: Connection) -> int:
+    def close(conn: Connection) -> int | None:
+        nxt = following or _next_window(conn, ctx, payload)
+        if nxt is not None:
+            listed.replace(conn, req, [nxt])
+            return None
         removed = 0
         if complete and payload["mode"] == "full":
             removed = listed.close_seen(conn, h, ctx, seen_since)
@@ -365,7 +396,10 @@ async def _go_on(h: Harvest, ctx: SourceContext, req: frontier.Request, payload:
         frontier.complete(conn, [req.id])
         return removed
 
-    h.count(ctx, "removed", await h.db(close))
+    removed = await h.db(close)
+    if removed is None:
+        return
+    h.count(ctx, "removed", removed)
     await h.finish_cycle(ctx, payload)
 
 
