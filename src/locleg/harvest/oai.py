@@ -4,19 +4,21 @@ LexML publisher.
 A cycle is a chain of requests:
 
     Identify → ListRecords window by window (each followed by its resumption tokens)
-             → [a full cycle: the records changed while it listed, then the datestamp of
+             → the records changed while it listed → [a full cycle: the datestamp of
                 each norm not seen, asked for alone] → close
 
 Offset paging shifts: SAPL's tokens are offsets into a list ordered by the norm's date,
-newest first, so a norm added or changed while a client pages moves every later record by
-one, and one is read twice or never. A `from`/`until` window pins the list: a norm changed
-during the cycle gets a datestamp after `until` and leaves no hole in a window of few
-pages. A window that needs more than `max_pages` pages is split at the datestamps its pages
-showed, and each part listed anew. A full cycle lists every window from the earliest
-datestamp, then the records changed since it began, then each norm it has not seen by
-that norm's own last datestamp (a one-record window cannot shift), and only then (every
-window listed without an error) marks removed the norms it did not see. A daily cycle lists only from the
-last cycle's `until` minus a margin and removes only what the publisher says it deleted.
+newest first, so a norm added while a client pages pushes every later record down a place
+(one is read twice), and a norm changed or deleted pulls them up (one is never read). A
+`from`/`until` window that ends before the cycle began keeps new and newly stamped norms
+out of the list being paged; a window that needs more than `max_pages` pages is split at
+the datestamps its pages showed, and each part listed anew, so that windows stay short.
+Every cycle then lists what was stamped since its `until`. A full cycle lists every window
+from the earliest datestamp; before it marks removed the norms it did not see (only when
+every window was listed without an error), it asks for each of them by its own last
+datestamp, a one-record window that cannot shift: the record a change pulled past a page
+boundary is found there. A daily cycle lists from the last cycle's `until` minus a margin
+and removes only what the publisher says it deleted (status="deleted").
 
 A resumption token that loops (the same token again, or a page repeating the previous
 page) stops its window, is recorded as a problem, and the cycle removes nothing.
@@ -271,13 +273,13 @@ def _next_window(conn: Connection, ctx: SourceContext, payload: dict) -> dict | 
     windows = list(payload.get("windows") or [])
     if windows:
         return _window_step(ctx, {**payload, "windows": windows[1:]}, windows[0])
-    if payload["mode"] != "full" or not payload.get("complete", True):
+    if not payload.get("complete", True):
         return None
     if not payload.get("catchup"):
         # What changed while this cycle listed has a datestamp after its `until`: seen now,
-        # not taken for removed.
+        # and never taken for removed.
         return _window_step(ctx, {**payload, "catchup": True}, [payload["until"], None])
-    if not payload.get("confirmed"):
+    if payload["mode"] == "full" and not payload.get("confirmed"):
         # A norm changed while a window was paged leaves it, and the record after it moves
         # up a page unseen. Before anything is marked removed, the datestamp of each norm
         # not seen is asked for on its own: a one-record window cannot shift.
