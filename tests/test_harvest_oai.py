@@ -199,32 +199,52 @@ def test_sources_add_and_harvest_end_to_end(tmp_path, oai):
         corpus.close()
 
 
-def test_windows_keep_offset_paging_exact_while_norms_come_and_change(corpus):
-    class Busy(OaiServer):
-        """Norms are added and changed while the harvester pages through a window."""
+class Busy(OaiServer):
+    """While the harvester pages through a window (at its first token), `during` happens."""
 
-        def answer(self, request):
-            response = super().answer(request)
-            if "resumptionToken" in request.target and len(self.requests(
-                    path="resumptionToken")) == 1:
-                for _ in range(3):  # the newest norms: page 1 of the -data order
-                    self.add_norm(data=date(2026, 11, 30))
-                self.update_norm(40, ementa="Alterada enquanto se paginava.")
-            return response
+    during = None
 
+    def answer(self, request):
+        response = super().answer(request)
+        if "resumptionToken" in request.target and self.during is not None:
+            during, self.during = self.during, None
+            during(self)
+        return response
+
+
+def test_windows_keep_offset_paging_exact_while_norms_are_added(corpus):
     with Busy(60, files_every=0) as server:
+        # The newest norms, page 1 of the -data order: offsets shift by three.
+        server.during = lambda s: [s.add_norm(data=date(2026, 11, 30)) for _ in range(3)]
         source_id = _add(corpus, server, oai_max_pages=100)
         report = run(corpus, [source_id])
         assert report.errors == 0 and report.removed == 0
         assert _live(corpus) == _ids(server) and len(_ids(server)) == 63
-        assert _records(corpus)[server.identifier(server.norms[40])]["ementa"] == \
-            "Alterada enquanto se paginava."
+        assert [p["subject"] for p in problems(corpus)] == []
         targets = _listing_targets(server)
         assert "until=" in targets[0] and "from=" in targets[0]
-        # The norm skipped when norm 40 left the window was asked for by its datestamp.
-        assert any(t.split("&from=")[1].split("&until=")[0] == t.split("&until=")[1]
-                   for t in targets if "&until=" in t)
-        assert [p["subject"] for p in problems(corpus)] == []
+        # Each of the 60 came once from the window, the 3 new ones from the catch-up.
+        windowed = [t for t in targets if "until=" in t or "resumptionToken" in t]
+        assert len(windowed) == 6
+
+
+def test_a_norm_changed_mid_paging_never_hides_another_from_a_full_cycle(corpus):
+    with Busy(60, files_every=0) as server:
+        source_id = _add(corpus, server, oai_max_pages=100)
+        run(corpus, [source_id])
+        assert _live(corpus) == _ids(server)
+        # A norm of page 1 leaves the window being paged (its datestamp moves past `until`):
+        # every later record moves up a place, and the first of page 3 is never read.
+        changed = server.ordered()[5]
+        server.during = lambda s: s.update_norm(changed.pk, ementa="Alterada ao paginar.")
+        report = run(corpus, [source_id], full=True)
+        assert report.errors == 0 and report.removed == 0
+        assert _live(corpus) == _ids(server)
+        assert _records(corpus)[server.identifier(changed)]["ementa"] == "Alterada ao paginar."
+        # The unseen norm was asked for by its own datestamp before anything was removed.
+        alone = [t for t in _listing_targets(server) if "&until=" in t
+                 and t.split("&from=")[1].split("&until=")[0] == t.split("&until=")[1]]
+        assert len(alone) == 1
 
 
 def test_a_window_of_too_many_pages_is_split(corpus):
