@@ -18,7 +18,9 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 from ..enrich.types import normalize_type
+from ..jurisdictions import fold
 from .platform import TEXTO_INTEGRAL, ListedNorm
+from .rows import url as http_or_none
 
 OAI_NS = "http://www.openarchives.org/OAI/2.0/"
 PREFIX = "oai_lexml"
@@ -254,8 +256,6 @@ def _identifier_year(identifier: str) -> int | None:
 
 
 def _link(value: str | None, base_url: str) -> str | None:
-    from .rows import url as http_or_none
-
     if not value:
         return None
     found = http_or_none(value.strip())
@@ -292,8 +292,6 @@ def parse_urn(urn: str) -> dict | None:
 
 def parse_epigrafe(text: str) -> dict:
     """'Lei Complementar n° 45, de 04 de Março de 2013' → type_raw, number, date."""
-    from ..jurisdictions import fold
-
     found = _EPIGRAFE.match(text)
     if not found:
         head = re.split(r"\s+n[º°o.]", text, maxsplit=1)[0].strip(" ,")
