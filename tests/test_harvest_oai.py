@@ -166,7 +166,10 @@ def test_sources_add_and_harvest_end_to_end(tmp_path, oai):
                                 .join(version, version.c.id == document.c.current_version_id)
                                 ).all()
         assert urns[lei["native_id"]] == oai.urn(n14)
-        assert all(urns[oai.identifier(n)] == oai.urn(n) for n in oai.norms.values())
+        for n in oai.norms.values():
+            # The corpus writes its own URN (enrich/urn.py): "municipal" where SAPL says a
+            # resolução is the câmara's ("camara.municipal").
+            assert urns[oai.identifier(n)] == oai.urn(n).replace("camara.municipal", "municipal")
         with_files = [n for n in oai.norms.values() if n.has_file]
         assert len(docs) == len(with_files) == 8
         for url, role, sha in docs:

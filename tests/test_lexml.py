@@ -109,14 +109,15 @@ def test_base_urn_drops_version_and_fragment():
 
 
 def _fill(corpus) -> None:
-    """Juazeiro's corpus: Lei 2199 and LC 45 (LexML has both), Lei 2240 (LexML has not), a
-    norm whose type is unknown (no URN), and a removed norm (not compared)."""
+    """Juazeiro's corpus: Lei 2199, LC 45 and Resolução 45 (LexML has them), Lei 2240 (LexML
+    has not), a norm whose type is unknown (no URN), and a removed norm (not compared)."""
     source_id = corpus.store.ensure_source(JUAZEIRO, "sapl", "http://sapl.example", {})
     rows = [("1", "Lei Ordinária", "lei", "2199", date(2011, 6, 27)),
             ("2", "Lei Complementar", "lei.complementar", "45", date(2013, 3, 4)),
             ("3", "Lei Ordinária", "lei", "2.240", date(2012, 3, 28)),
             ("4", "Legislação Municipal", "outro", "7", date(2012, 1, 2)),
-            ("5", "Lei Ordinária", "lei", "1100", date(1990, 4, 5))]
+            ("5", "Lei Ordinária", "lei", "1100", date(1990, 4, 5)),
+            ("6", "Resolução", "resolucao", "45", date(2012, 11, 7))]
     with corpus.store.transaction() as conn:
         corpus.store.upsert_records(conn, source_id, [
             {"native_id": n, "jurisdiction_code": JUAZEIRO, "type_raw": raw,
@@ -135,15 +136,15 @@ def test_check_compares_a_place_by_urn(corpus, sru):
     _fill(corpus)
     result = asyncio.run(check(corpus, JUAZEIRO, sru_url=sru.sru_url, resolver=Resolver({}),
                                pause=0, query='localidade any "Juazeiro"'))
-    assert (result.corpus_norms, result.corpus_without_urn) == (4, 1)
+    assert (result.corpus_norms, result.corpus_without_urn) == (5, 1)
     assert (result.lexml_total, result.lexml_records, result.lexml_elsewhere) == (5, 4, 1)
-    assert result.both == 2 and not result.truncated
+    # Resolução 45 is in both: LexML's URN says camara.municipal, the corpus's municipal.
+    assert result.both == 3 and not result.truncated
     assert [r["urn"] for r in result.only_corpus] == [
         "urn:lex:br;bahia;juazeiro:municipal:lei:2012-03-28;2240"]
     assert [r["urn"] for r in result.only_lexml] == [
-        "urn:lex:br;bahia;juazeiro:camara.municipal:resolucao:2012-11-07;45",
         "urn:lex:br;bahia;juazeiro:municipal:lei:1990-04-05;1100"]
-    assert result.only_lexml[1]["title"] == "Lei nº 1.100, de 05 de Abril de 1990"
+    assert result.only_lexml[0]["title"] == "Lei nº 1.100, de 05 de Abril de 1990"
 
 
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
@@ -162,11 +163,11 @@ def test_lexml_commands(corpus, sru):
                       "--corpus", folder, check=True)
     out = " ".join(checked.stdout.split())
     assert 'localidade="Juazeiro - BA"' in out
-    assert "in both 2" in out and "only in the corpus 1" in out and "only in LexML 2" in out
+    assert "in both 3" in out and "only in the corpus 1" in out and "only in LexML 1" in out
     assert "urn:lex:br;bahia;juazeiro:municipal:lei:2012-03-28;2240" in out
     as_json = json.loads(run_cli("lexml", "check", "-j", str(JUAZEIRO), "--json", "--sru-url",
                                  sru.sru_url, "--corpus", folder, check=True).stdout)
-    assert as_json["both"] == 2 and as_json["lexml_elsewhere"] == 0
+    assert as_json["both"] == 3 and as_json["lexml_elsewhere"] == 0
     bad = run_cli("lexml", "search", 'urn="x', "--sru-url", sru.sru_url)
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
     assert bad.stderr.strip().splitlines() == [

@@ -216,6 +216,17 @@ def base_urn(urn: str | None) -> str | None:
     return value if value.startswith("urn:lex:") else None
 
 
+def match_key(urn: str | None) -> str | None:
+    """What two URNs of one norm share: the place, type and descriptor (date;number). The
+    authority is left out: LexML says `camara.municipal` for a câmara's resolução where the
+    corpus's URN (enrich/urn.py) says `municipal`."""
+    base = base_urn(urn)
+    if base is None:
+        return None
+    parts = base.split(":")
+    return ":".join(parts[:3] + parts[4:]) if len(parts) == 6 else base
+
+
 def place_query(place: dict) -> str:
     """CQL for a place's records, as LexML's localidade facet names a municipality."""
     name = place["name"].replace('"', "")
@@ -258,11 +269,12 @@ def corpus_urns(corpus, code: int) -> tuple[dict[str, dict], int]:
                    norm.c.removed_at.is_(None))
             .order_by(norm.c.id)).mappings()
         for r in rows:
-            key = base_urn(r["urn"])
+            key = match_key(r["urn"])
             if key is None:
                 without += 1
                 continue
-            by_urn.setdefault(key, {"norm_id": r["id"], "urn": key, "type": r["type_raw"],
+            by_urn.setdefault(key, {"norm_id": r["id"], "urn": base_urn(r["urn"]),
+                                    "type": r["type_raw"],
                                     "number": r["number"], "year": r["year"],
                                     "ementa": (r["ementa"] or "")[:200] or None})
     return by_urn, without
@@ -271,7 +283,7 @@ def corpus_urns(corpus, code: int) -> tuple[dict[str, dict], int]:
 async def check(corpus, code: int, *, sru_url: str = DEFAULT_SRU_URL, max_records: int = 10_000,
                 query: str | None = None, resolver: Resolver | None = None, pause: float = PAUSE,
                 on_wait: Callable[[float, str], None] | None = None) -> CheckResult:
-    """The place's norms in the corpus against LexML's records for it, by URN."""
+    """The place's norms in the corpus against LexML's records for it, by URN (match_key)."""
     place = corpus.store.require_jurisdiction(code)
     prefix = f"urn:lex:{place['lexml_label']}:"
     query = query or place_query(place)
@@ -281,7 +293,7 @@ async def check(corpus, code: int, *, sru_url: str = DEFAULT_SRU_URL, max_record
     theirs: dict[str, LexmlRecord] = {}
     elsewhere = 0
     for rec in records:
-        key = base_urn(rec.urn)
+        key = match_key(rec.urn)
         if key is None or not key.startswith(prefix):
             elsewhere += 1
             continue
@@ -291,5 +303,6 @@ async def check(corpus, code: int, *, sru_url: str = DEFAULT_SRU_URL, max_record
         place["ibge_code"], f"{place['name']} ({place['uf']})", query, prefix, len(ours)
         + without, without, total, len(theirs), elsewhere, len(both),
         [ours[k] for k in sorted(set(ours) - both)],
-        [{**theirs[k].as_dict(), "urn": k} for k in sorted(set(theirs) - both)],
+        [{**theirs[k].as_dict(), "urn": base_urn(theirs[k].urn)}
+         for k in sorted(set(theirs) - both)],
         total is not None and total > len(records))
