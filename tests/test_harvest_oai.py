@@ -147,6 +147,9 @@ def test_sources_add_and_harvest_end_to_end(tmp_path, oai):
                     corpus=folder, check=True)
     out = " ".join(added.stdout.split())
     assert f"{oai.url}/sistema/lexml/oai" in out and "Câmara Municipal de CMJ" in out
+    detected = run_cli("sources", "add", oai.url, "-j", str(JUAZEIRO), corpus=folder,
+                       check=True)  # no platform named: SAPL 3.1 is tried first, then OAI
+    assert "(detected)" in detected.stdout and "Already known: source 1" in detected.stdout
     run_cli("harvest", "--source", "1", corpus=folder, check=True)
 
     from locleg.corpus import open_corpus
