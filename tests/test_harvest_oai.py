@@ -93,18 +93,20 @@ def test_entities_and_doctypes_are_refused(body):
         parse_identify(body)
 
 
-def test_windows_split_where_the_datestamps_fall():
-    window = ["2024-01-01T00:00:00Z", "2024-12-31T23:59:59Z"]
-    sample = [f"2024-03-{d:02d}T10:00:00Z" for d in range(1, 29)]
-    parts = split_window(window, sample, 4, True)
-    assert len(parts) == 4 and parts[0][0] == window[0] and parts[-1][1] == window[1]
-    assert all(a[1] < b[0] for a, b in zip(parts, parts[1:], strict=False))  # no overlap
-    assert parts[0][1] == "2024-03-08T10:00:00Z" and parts[1][0] == "2024-03-08T10:00:01Z"
-    # No datestamps seen: evenly in time; a window of one second cannot be split.
-    assert len(split_window(window, [], 2, True)) == 2
-    assert split_window(["2024-01-01T00:00:00Z"] * 2, sample, 4, True) == [
+def test_windows_split_in_equal_time_without_gaps_or_overlaps():
+    window = ["2024-01-01T00:00:00Z", "2024-01-01T00:00:59Z"]
+    parts = split_window(window, 4, True)
+    assert parts == [["2024-01-01T00:00:00Z", "2024-01-01T00:00:14Z"],
+                     ["2024-01-01T00:00:15Z", "2024-01-01T00:00:29Z"],
+                     ["2024-01-01T00:00:30Z", "2024-01-01T00:00:44Z"],
+                     ["2024-01-01T00:00:45Z", "2024-01-01T00:00:59Z"]]
+    # A window of one second cannot be split; two seconds make two windows at most.
+    assert split_window(["2024-01-01T00:00:00Z"] * 2, 4, True) == [
         ["2024-01-01T00:00:00Z", "2024-01-01T00:00:00Z"]]
-    assert split_window(["2024-01-01", "2024-01-04"], [], 2, False) == [
+    assert split_window(["2024-01-01T00:00:00Z", "2024-01-01T00:00:01Z"], 8, True) == [
+        ["2024-01-01T00:00:00Z", "2024-01-01T00:00:00Z"],
+        ["2024-01-01T00:00:01Z", "2024-01-01T00:00:01Z"]]
+    assert split_window(["2024-01-01", "2024-01-04"], 2, False) == [
         ["2024-01-01", "2024-01-02"], ["2024-01-03", "2024-01-04"]]
 
 

@@ -11,8 +11,8 @@ Offset paging shifts: SAPL's tokens are offsets into a list ordered by the norm'
 newest first, so a norm added while a client pages pushes every later record down a place
 (one is read twice), and a norm changed or deleted pulls them up (one is never read). A
 `from`/`until` window that ends before the cycle began keeps new and newly stamped norms
-out of the list being paged; a window that needs more than `max_pages` pages is split at
-the datestamps its pages showed, and each part listed anew, so that windows stay short.
+out of the list being paged; a window that needs more than `max_pages` pages is split in
+parts of equal time, and each part listed anew, so that windows stay short.
 Every cycle then lists what was stamped since its `until`. A full cycle lists every window
 from the earliest datestamp; before it marks removed the norms it did not see (only when
 every window was listed without an error), it asks for each of them by its own last
@@ -48,9 +48,8 @@ if TYPE_CHECKING:
 
 NAME = "oai"
 MAX_PAGES = 10  # pages a window may take before it is split (source setting oai_max_pages)
-SPLIT_PARTS = 4  # a window too long is split in this many parts (more when its size is known)
+SPLIT_PARTS = 8  # parts of a window too long (as many as completeListSize asks, when given)
 MAX_PARTS = 64
-SAMPLE = 400  # datestamps a window keeps to choose where to split
 MAX_CONFIRM = 200  # unseen norms whose datestamps are asked for again before removals
 # SAPL 3.1, SAPL 2.5 and the usual OAI-PMH paths, tried when the URL names a site's root.
 PATHS = ("/sistema/lexml/oai", "/oai", "/oai/request")
@@ -76,27 +75,22 @@ def format_stamp(moment: datetime, seconds: bool) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ" if seconds else "%Y-%m-%d")
 
 
-def split_window(window: list[str], sample: list[str], parts: int, seconds: bool
-                 ) -> list[list[str]]:
-    """[from, until] in `parts` windows that neither overlap nor leave a gap, cut where the
-    datestamps seen in it fall (equal shares of its records), else evenly in time. A window
-    of one unit (a second, a day) cannot be split: returned as it is."""
+def split_window(window: list[str], parts: int, seconds: bool) -> list[list[str]]:
+    """[from, until] in `parts` windows of equal time that neither overlap nor leave a gap.
+
+    Equal time, not equal shares of the records seen: a publisher lists by its own order
+    (SAPL: the norm's date), which follows the datestamps closely enough that the first
+    pages of a window show only its newest part. A window of one unit (a second, a day)
+    cannot be split: returned as it is."""
     unit = timedelta(seconds=1) if seconds else timedelta(days=1)
     low, high = parse_stamp(window[0]), parse_stamp(window[1])
     if high - low < unit:
         return [window]
-    inside = sorted({s for s in (_stamp_or_none(x) for x in sample)
-                     if s is not None and low <= s < high})
-    cuts: list[datetime] = []
-    if len(inside) >= parts:
-        cuts = [inside[(len(inside) * i) // parts] for i in range(1, parts)]
-    if not cuts:
-        step = (high - low) / parts
-        cuts = [low + step * i for i in range(1, parts)]
-    cuts = sorted({_floor(c, seconds) for c in cuts if low <= _floor(c, seconds) < high})
+    step = (high - low) / parts
+    cuts = sorted({_floor(low + step * i, seconds) for i in range(1, parts)})
     found, start = [], low
     for cut in cuts:
-        if cut < start:
+        if cut < start or cut >= high:
             continue
         found.append([format_stamp(start, seconds), format_stamp(cut, seconds)])
         start = cut + unit
@@ -264,7 +258,7 @@ async def _identify(h: Harvest, ctx: SourceContext, req: frontier.Request) -> No
 
 def _window_step(ctx: SourceContext, payload: dict, window: list[str | None]) -> dict:
     fresh = {k: v for k, v in payload.items()
-             if k not in ("token", "tokens", "prev_ids", "pages", "sample", "closes_cycle")}
+             if k not in ("token", "tokens", "prev_ids", "pages", "closes_cycle")}
     return _step(ctx, "records", _window_url(ctx, window), {**fresh, "window": window})
 
 
@@ -328,7 +322,6 @@ async def _records(h: Harvest, ctx: SourceContext, req: frontier.Request) -> Non
                                   f"(the resumption token does not advance): {req.url}")
     await _store(h, ctx, req, payload, page)
     pages = payload.get("pages", 0) + 1
-    sample = (payload.get("sample", []) + page.datestamps)[-SAMPLE:]
     window = payload["window"]
     if page.token is None:
         return await _go_on(h, ctx, req, payload, None)
@@ -339,14 +332,13 @@ async def _records(h: Harvest, ctx: SourceContext, req: frontier.Request) -> Non
         parts = SPLIT_PARTS
         if page.complete_size:
             parts = min(MAX_PARTS, max(2, -(-page.complete_size // (max_pages * per_page)) + 1))
-        split = split_window(window, sample, parts, payload["seconds"])
+        split = split_window(window, parts, payload["seconds"])
         if len(split) > 1:
             rest = {**payload, "windows": split[1:] + list(payload.get("windows") or [])}
             return await _go_on(h, ctx, req, rest, _window_step(ctx, rest, split[0]))
     following = _step(ctx, "records", _token_url(ctx, page.token), {
         **payload, "token": page.token, "tokens": ([sent] if sent else [])
-        + payload.get("tokens", [])[:2], "prev_ids": ids[:200], "pages": pages,
-        "sample": sample})
+        + payload.get("tokens", [])[:2], "prev_ids": ids[:200], "pages": pages})
     await h.db(listed.replace, req, [following])
 
 
