@@ -5,5 +5,6 @@
     engine.py     the scheduler: per-host delay, robots.txt, backoff, parking, batching
     sapl.py       SAPL 3.1: probing, listing, parsing, storing norms/documents/vínculos
     discover.py   finding the SAPL instances of a UF
-    fixture_server.py  a SAPL look-alike for tests, benches and the demo
+
+The SAPL stand-in of the tests, benches and the demo lives apart, in locleg.fixtures.
 """
