@@ -26,6 +26,7 @@ from .cli import (
     refresh_derived,
 )
 from .errors import UserError
+from .harvest import platform
 from .harvest.revalidate import DEFAULT_DAYS as REVALIDATE_DAYS
 from .store.schema import source
 
@@ -69,7 +70,7 @@ def sources() -> None:
     """Publishers of norms to harvest: add, list, set."""
 
 
-@sources.command("add")
+@sources.command("add", epilog="Platforms: " + ", ".join(platform.names()) + ".")
 @click.argument("words", nargs=-1, required=True, metavar="[PLATFORM] URL")
 @click.option("--jurisdiction", "-j", metavar="IBGE_CODE", required=True,
               help="The municipality or state the publisher legislates for.")
@@ -81,11 +82,10 @@ def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None,
                 corpus_dir: Path | None) -> None:
     """Add a publisher as a source, after checking what it runs (and which version).
 
-    PLATFORM is one of the registered platforms (sapl, ...); without it, each is tried in
+    PLATFORM is one of the registered platforms (see below); without it, each is tried in
     turn (SAPL 3.1's API first) and the one that recognises the site is taken. For `portal`,
     URL names the portal's configuration file.
     """
-    from .harvest import platform
     from .harvest.discover import register
     from .harvest.net import normalize_base_url
 
@@ -414,7 +414,6 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
     any moment (Ctrl-C, or even a kill) and run it again: it resumes from the frontier kept
     in the corpus database.
     """
-    from .harvest import platform
     from .harvest.engine import Harvest, HarvestConfig
 
     if source_ids and all_sources:
