@@ -17,19 +17,19 @@ from locleg.extract.ocr import (
     word_confidence,
 )
 from locleg.extract.pdf import Drawing, render_dpi
-from locleg.samples import (
+from locleg.fixtures.documents import (
     MUNICIPAL_HEADING,
     born_digital_pdf,
     image_file,
     jpeg_pdf,
     mixed_pdf,
     municipal_scan,
-    needs_ocr_cases,
     pdf_without_character_map,
     scanned_page,
     scanned_pdf,
     scanned_pdf_with_layer,
 )
+from locleg.fixtures.pdf_cases import needs_ocr_cases
 
 LINES = [
     "MUNICÍPIO DE JUAZEIRO",
