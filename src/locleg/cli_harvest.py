@@ -70,7 +70,7 @@ def sources() -> None:
 
 
 @sources.command("add")
-@click.argument("platform", type=click.Choice(["sapl"]))
+@click.argument("platform", type=click.Choice(["sapl", "sapl25"]))
 @click.argument("url")
 @click.option("--jurisdiction", "-j", metavar="IBGE_CODE", required=True,
               help="The municipality or state the câmara legislates for.")
@@ -81,12 +81,12 @@ def sources() -> None:
 def sources_add(platform: str, url: str, jurisdiction: str, delay: str | None,
                 corpus_dir: Path | None) -> None:
     """Add a SAPL instance as a source, after checking it is one (and which version)."""
+    from .harvest import platform as platforms
     from .harvest.discover import register
-    from .harvest.net import normalize_base_url
-    from .harvest.sapl import probe
 
+    chosen_platform = platforms.get(platform)
     try:
-        base_url = normalize_base_url(url)
+        base_url = chosen_platform.normalize_url(url)
     except ValueError as e:
         raise UserError(str(e)) from None
     chosen = _delay_option(delay)
@@ -97,12 +97,13 @@ def sources_add(platform: str, url: str, jurisdiction: str, delay: str | None,
 
     with opened(corpus_dir) as corpus:
         place = corpus.store.require_jurisdiction(jurisdiction)
-        found = asyncio.run(probe(base_url, on_wait=waiting))
+        found = asyncio.run(chosen_platform.probe(base_url, on_wait=waiting))
         settings = {"delay": chosen} if chosen is not None else {}
         source_id, new = register(corpus.store, place["ibge_code"], found, settings)
     console.print(f"Found {printable(found.describe())}")
-    if found.casa.get("uf") and found.casa["uf"] != place["uf"]:
-        err_console.print(f"[yellow]warning:[/] the câmara says UF {printable(found.casa['uf'])}, "
+    casa = getattr(found, "casa", {})
+    if casa.get("uf") and casa["uf"] != place["uf"]:
+        err_console.print(f"[yellow]warning:[/] the câmara says UF {printable(casa['uf'])}, "
                           f"the jurisdiction is in {place['uf']}")
     verb = "Added" if new else "Already known:"
     console.print(f"{verb} source {source_id} for {place['name']} ({place['uf']}) "
@@ -407,7 +408,9 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
                            max_file_size=max_file_size * 2**20, refresh=refresh or full,
                            full=full, files=not no_files)
     with opened(corpus_dir) as corpus:
-        known = {s["id"]: s for s in corpus.store.sources() if s["platform"] == "sapl"}
+        from .harvest.platform import REGISTRY
+
+        known = {s["id"]: s for s in corpus.store.sources() if s["platform"] in REGISTRY}
         if not known:
             raise UserError("no SAPL source: add one with `locleg sources add sapl URL "
                             "--jurisdiction CODE` or `locleg discover sapl --uf UF`")

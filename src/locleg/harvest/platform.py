@@ -35,9 +35,10 @@ if TYPE_CHECKING:
 # name → the module that defines PLATFORM; imported only when a source of it is harvested.
 REGISTRY: dict[str, str] = {
     "sapl": "locleg.harvest.sapl",
+    "sapl25": "locleg.harvest.sapl25",
 }
 # The order in which `sources add URL` tries to recognise a site (most specific first).
-DETECTION_ORDER = ["sapl"]
+DETECTION_ORDER = ["sapl", "sapl25"]
 
 # A document's role within its norm (document.role).
 TEXTO_INTEGRAL = "texto_integral"
