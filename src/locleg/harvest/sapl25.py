@@ -351,7 +351,8 @@ async def _read_results(h: Harvest, ctx: SourceContext, part: dict) -> Results:
         results = parse_results(fetched.body)
         found.rows += results.rows
         found.total = results.total if results.total is not None else found.total
-        if not results.next_page or not results.rows:
+        # A capped search is split, never read to its end.
+        if not results.next_page or not results.rows or (found.total or 0) >= CAP:
             break
     return found
 

@@ -215,9 +215,8 @@ def parse_results(data: bytes) -> Results:
                                       "(contains(., 'Próxima') or contains(., '>>') or "
                                       "contains(., 'próxima'))]"))
     if not found.rows and not _NONE_FOUND.search(text) and found.total != 0:
-        expected = f"{found.total:,}" if found.total else "some"
-        raise ChangedShape(f"0 items where {expected} were expected (the results page has no "
-                           "rows SAPL 2.5 writes)")
+        said = f" (it says {found.total:,} found)" if found.total else ""
+        raise ChangedShape(f"the results page has no rows as SAPL 2.5 writes them{said}")
     return found
 
 
