@@ -20,7 +20,7 @@ from locleg.harvest.net import Resolver
 from locleg.harvest.platform import NotThisPlatform
 from locleg.harvest.sapl25 import PLATFORM
 from locleg.harvest.sapl25_pages import parse_detail, parse_rss
-from locleg.harvest.testing import JUAZEIRO, problems, run
+from locleg.fixtures.harvesting import JUAZEIRO, problems, run
 from locleg.store.schema import document, record, source, version
 from tests.conftest import run_cli
 
@@ -266,9 +266,9 @@ def test_the_probe_finds_the_portal_and_its_types(camara):
 
 
 def test_sapl_31_and_other_sites_are_not_sapl25(tmp_path, camara):
-    from locleg.harvest.fixture_server import Camara, FixtureServer
+    from locleg.fixtures.sapl_server import Camara, SaplServer
 
-    with FixtureServer(Camara.juazeiro(crawl_delay=None)) as sapl31:
+    with SaplServer(Camara.juazeiro(crawl_delay=None)) as sapl31:
         with pytest.raises(NotThisPlatform, match="not a SAPL 2.5 portal"):
             asyncio.run(PLATFORM.probe(sapl31.url, resolver=Resolver({})))
     folder = tmp_path / "c"
