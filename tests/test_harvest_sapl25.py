@@ -13,14 +13,20 @@ from sqlalchemy import select
 
 from locleg.corpus import open_corpus
 from locleg.fixtures.documents import born_digital_pdf, scanned_pdf
-from locleg.fixtures.sapl25_server import CAP, Norma, Sapl25, crowded_year, texto_consolidado, \
-    texto_integral
+from locleg.fixtures.harvesting import JUAZEIRO, problems, run
+from locleg.fixtures.sapl25_server import (
+    CAP,
+    Norma,
+    Sapl25,
+    crowded_year,
+    texto_consolidado,
+    texto_integral,
+)
 from locleg.harvest import platform
 from locleg.harvest.net import Resolver
 from locleg.harvest.platform import NotThisPlatform
 from locleg.harvest.sapl25 import PLATFORM
 from locleg.harvest.sapl25_pages import parse_detail, parse_rss
-from locleg.fixtures.harvesting import JUAZEIRO, problems, run
 from locleg.store.schema import document, record, source, version
 from tests.conftest import run_cli
 
