@@ -22,6 +22,7 @@ from locleg.fixtures.sapl25_server import (
     texto_consolidado,
     texto_integral,
 )
+from locleg.fixtures.server import Request, Response, Server
 from locleg.harvest import platform
 from locleg.harvest.net import Resolver
 from locleg.harvest.platform import NotThisPlatform
@@ -288,6 +289,23 @@ def test_sapl_31_and_other_sites_are_not_sapl25(tmp_path, camara):
     result = run_cli("sources", "add", "sapl", camara.url + "/sapl", "-j", str(JUAZEIRO),
                      corpus=folder)
     assert result.returncode == 2 and "use `locleg sources add sapl25" in result.stderr
+
+
+class _Sapl31Redirects(Server):
+    """SAPL 3.1's redireciona_urls: old 2.5 URLs answered with a redirect to its own pages."""
+
+    def answer(self, request: Request) -> Response:
+        if "norma_juridica_pesquisar_" in request.path:
+            return Response(301, headers={"Location": "/norma/pesquisar?tipo=&numero="})
+        if request.path == "/norma/pesquisar":
+            return Response.html(200, "<h1>Pesquisar Norma Jurídica</h1>")
+        return super().answer(request)
+
+
+def test_a_sapl_31_that_redirects_2_5_urls_is_told_apart():
+    with _Sapl31Redirects() as sapl31:
+        with pytest.raises(NotThisPlatform, match="a SAPL 3.1, use `locleg sources add sapl"):
+            asyncio.run(PLATFORM.probe(sapl31.url, resolver=Resolver({})))
 
 
 def test_robots_txt_is_read_first_and_obeyed():
