@@ -173,13 +173,17 @@ def parse_rss(data: bytes) -> Results:
             cod, tipo=category or tipo, numero=numero, ano=ano,
             data=rfc822_date(clean(_element(body, "pubDate"))),
             ementa=clean(_element(body, "description")),
-            texto_integral=re.search(r"<enclosure\b[^>]*\burl=", body, re.IGNORECASE)
-            is not None))
+            texto_integral=_ENCLOSURE.search(body) is not None))
     return found
 
 
+_ELEMENTS = {name: re.compile(rf"<{name}\b[^>]*>(.*?)</{name}\s*>", re.IGNORECASE | re.DOTALL)
+             for name in ("title", "description", "link", "guid", "category", "pubDate")}
+_ENCLOSURE = re.compile(r"<enclosure\b[^>]*\burl=", re.IGNORECASE)
+
+
 def _element(body: str, name: str) -> str | None:
-    found = re.search(rf"<{name}\b[^>]*>(.*?)</{name}\s*>", body, re.IGNORECASE | re.DOTALL)
+    found = _ELEMENTS[name].search(body)
     return found.group(1) if found else None
 
 
