@@ -125,8 +125,8 @@ def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None,
         err_console.print(f"[yellow]warning:[/] the publisher says UF {printable(uf)}, "
                           f"the jurisdiction is in {place['uf']}")
     verb = "Added" if new else "Already known:"
-    console.print(f"{verb} source {source_id} ({found.platform}) for {place['name']} "
-                  f"({place['uf']}) {place['ibge_code']}"
+    console.print(f"{verb} source {source_id} for {place['name']} ({place['uf']}) "
+                  f"{place['ibge_code']}"
                   + (f", {chosen:g} s between requests" if chosen is not None else
                      ", delay from robots.txt (else 1 s)"))
     console.print(f"Next: locleg harvest --source {source_id}")
