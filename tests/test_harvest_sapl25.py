@@ -100,12 +100,12 @@ def test_a_sapl25_camara_end_to_end_through_the_cli(tmp_path, camara):
                     corpus=folder, check=True)
     # The portal is found under /sapl, as host:8080/sapl sites have it.
     assert f"sapl25 2.5 at {camara.url}/sapl" in added.stdout
-    assert "Added source 1 (sapl25) for Juazeiro (BA)" in added.stdout
+    assert "Added source 1 for Juazeiro (BA)" in added.stdout
     # Without a platform, SAPL 3.1's probe says no and SAPL 2.5's recognises the site.
     detected = run_cli("sources", "add", camara.url, "-j", str(JUAZEIRO), "--delay", "0",
                        corpus=folder, check=True)
     assert f"Found sapl25 2.5 at {camara.url}/sapl (detected)" in detected.stdout
-    assert "Already known: source 1 (sapl25)" in detected.stdout
+    assert "Already known: source 1 for Juazeiro (BA)" in detected.stdout
     run_cli("harvest", "--source", "1", corpus=folder, check=True)
 
     corpus = open_corpus(folder)
