@@ -36,9 +36,10 @@ if TYPE_CHECKING:
 REGISTRY: dict[str, str] = {
     "sapl": "locleg.harvest.sapl",
     "oai": "locleg.harvest.oai",
+    "sapl25": "locleg.harvest.sapl25",
 }
 # The order in which `sources add URL` tries to recognise a site (most specific first).
-DETECTION_ORDER = ["sapl", "oai"]
+DETECTION_ORDER = ["sapl", "sapl25", "oai"]
 
 # A document's role within its norm (document.role).
 TEXTO_INTEGRAL = "texto_integral"
