@@ -54,7 +54,7 @@ from .net import (
     status_error,
 )
 from .platform import ListedNorm, Probe
-from .portal_config import ConfigError, Item, PortalConfig, load, read_item
+from .portal_config import Item, PortalConfig, load, read_item
 
 if TYPE_CHECKING:
     from .engine import Harvest, SourceContext
@@ -139,6 +139,10 @@ def _xml_parser() -> etree.XMLParser:
                            huge_tree=False, remove_comments=True)
 
 
+_ENTITIES = ("refused XML that declares entities (<!ENTITY> in its DOCTYPE: entity expansion "
+             "and external entities are never read): {url}")
+
+
 def parse_xml(data: bytes, url: str) -> etree._Element:
     """An XML document, refused when it declares entities (billion laughs, external ones)."""
     try:
@@ -147,8 +151,7 @@ def parse_xml(data: bytes, url: str) -> etree._Element:
         raise Malformed(f"malformed XML ({str(e).splitlines()[0][:200]}): {url}") from None
     dtd = root.getroottree().docinfo.internalDTD
     if dtd is not None and any(True for _ in dtd.iterentities()):
-        raise Malformed(f"refused XML that declares entities (<!ENTITY> in its DOCTYPE: "
-                        f"entity expansion and external entities are never read): {url}")
+        raise Malformed(_ENTITIES.format(url=url))
     return root
 
 
@@ -261,7 +264,7 @@ def read_page(config: PortalConfig, roots: list[Any], url: str, page: int,
             elif _without_fragment(nxt) != _without_fragment(url):
                 found.nxt = nxt + f"#page={page + 1}"
     elif paging.kind == "postback" and root is not None:
-        argument = paging.argument.replace("${page}", str(page + 1))
+        argument = paging.argument.replace("{page}", str(page + 1))
         # The pager offers the next page only while there is one (past the end ASP.NET
         # answers the last page again).
         if argument.encode() in raw and found.nodes:

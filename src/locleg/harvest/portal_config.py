@@ -176,7 +176,7 @@ class Paging:
     total: Pick | None = None  # json: where the total number of items is
     link: Pick | None = None  # next: the next page's link
     target: str | None = None  # postback: __EVENTTARGET of the pager
-    argument: str = "Page${page}"  # postback: __EVENTARGUMENT of page N
+    argument: str = "Page${page}"  # postback: __EVENTARGUMENT of page {page} (GridView's)
     form: str = "form"  # postback: the form posted back (CSS)
     member: re.Pattern | None = None  # bulk: which members of a ZIP hold the norms
     max_pages: int = 10_000
@@ -521,8 +521,9 @@ def _paging(check: _Checker, spec: Any, kind: str | None, language: str) -> Pagi
     if "target" in raw:
         paging.target = raw["target"]
         paging.argument = raw.get("argument", paging.argument)
-        if "${page}" not in paging.argument:
-            check.error(path + ("argument",), "paging.argument must contain ${page}")
+        if "{page}" not in paging.argument:
+            check.error(path + ("argument",), "paging.argument must contain {page} (the "
+                        "page's number)")
         paging.form = raw.get("form", "form")
         try:
             CSSSelector(paging.form)
