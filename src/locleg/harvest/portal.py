@@ -499,7 +499,7 @@ def _store(conn: Connection, h: Harvest, ctx: SourceContext, config: PortalConfi
         # A norm whose detail page was read keeps its marker: only new and changed norms
         # are written from the listing, and their detail pages asked for.
         fresh = [(n, i) for n, i in zip(norms, items, strict=True)
-                 if rewrite or known.get(n.native_id) not in (i.marker, n.marker)]
+                 if rewrite or known.get(n.native_id) != i.marker]
         norms = [n for n, _ in fresh]
         details = [_detail_request(ctx, config, i) for _, i in fresh]
         frontier.enqueue(conn, [d for d in details if d is not None])
