@@ -134,7 +134,7 @@ def test_es_postback_listing_and_html_laws_end_to_end(tmp_path, corpus_dir):
                                "Art. 1º O Sistema Estadual de Trânsito compreende: ..."])
         harvest(corpus_dir, "--full")
         found = records(corpus_dir)
-        assert found["LO7"]["removed_at"] is not None
+        assert found["RES7"]["removed_at"] is not None
         assert sum(r["removed_at"] is None for r in found.values()) == 44
         (texto,) = documents(corpus_dir)["LO2482"]
         assert "texto consolidado" in texto["data"].decode()
@@ -178,11 +178,11 @@ def test_sp_bulk_zip_of_xml_end_to_end(tmp_path, corpus_dir):
         harvest(corpus_dir)
         found = records(corpus_dir)
         assert len(found) == 30
-        norm = found["4"]
+        norm = found["7"]
         assert (norm["type_raw"], norm["type_normalized"], norm["number"]) == (
-            "Resolução", "resolucao", "4")  # IdTipo 4, through [types]
+            "Resolução", "resolucao", "7")  # IdTipo 4, through [types]
         assert norm["date"] is not None and norm["year"] == norm["date"].year
-        assert norm["url"] == f"{sp.url}/norma/4"
+        assert norm["url"] == f"{sp.url}/norma/7"
         docs = documents(corpus_dir)
         assert sorted(d["role"] for d in docs["10"]) == ["anexo", "texto_integral"]
         assert all(d["data"].startswith(b"%PDF") for ds in docs.values() for d in ds)
@@ -271,11 +271,11 @@ def test_a_portal_the_description_does_not_fit_is_an_error_not_a_crash(tmp_path,
         config = example("go", go.url, tmp_path, **{'items = "resultados"': 'items = "dados"'})
         result = run_cli("sources", "add", "portal", str(config), "-j", str(GO),
                          corpus=corpus_dir)
-        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert result.returncode == 2 and "Traceback" not in result.stderr
         assert "the description does not fit this portal" in result.stderr
     result = run_cli("sources", "add", "portal", str(tmp_path / "missing.toml"), "-j", "32",
                      corpus=corpus_dir)
-    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "missing.toml" in result.stderr
 
 
@@ -327,7 +327,7 @@ def test_the_cli_prints_every_error_with_its_line_and_no_traceback(tmp_path, cor
     bad.write_text(_GOOD.replace("min_items = 20", "min_items = 20\npaginas = 3")
                    .replace('ementa = "td:nth-child(4)"', 'ementa = { css = "td:::" }'))
     result = run_cli("sources", "add", "portal", str(bad), "-j", "32", corpus=corpus_dir)
-    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.returncode == 2 and "Traceback" not in result.stderr
     assert f"{bad}:13: unknown key 'listing.paginas'" in result.stderr
     assert f"{bad}:24: fields.ementa: bad CSS selector" in result.stderr
 
