@@ -82,9 +82,13 @@ def sources_add(platform: str, url: str, jurisdiction: str, delay: str | None,
                 corpus_dir: Path | None) -> None:
     """Add a SAPL instance as a source, after checking it is one (and which version)."""
     from .harvest.discover import register
-    from .harvest.sapl import normalize_base_url, probe
+    from .harvest.net import normalize_base_url
+    from .harvest.sapl import probe
 
-    base_url = normalize_base_url(url)
+    try:
+        base_url = normalize_base_url(url)
+    except ValueError as e:
+        raise UserError(str(e)) from None
     chosen = _delay_option(delay)
 
     def waiting(seconds: float, why: str) -> None:
