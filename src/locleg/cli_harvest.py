@@ -70,7 +70,7 @@ def sources() -> None:
 
 
 @sources.command("add")
-@click.argument("platform", type=click.Choice(["sapl"]))
+@click.argument("platform", type=click.Choice(["sapl", "portal"]))
 @click.argument("url")
 @click.option("--jurisdiction", "-j", metavar="IBGE_CODE", required=True,
               help="The municipality or state the câmara legislates for.")
@@ -80,10 +80,15 @@ def sources() -> None:
 @corpus_option
 def sources_add(platform: str, url: str, jurisdiction: str, delay: str | None,
                 corpus_dir: Path | None) -> None:
-    """Add a SAPL instance as a source, after checking it is one (and which version)."""
+    """Add a SAPL instance as a source, after checking it is one (and which version); or a
+    portal described by a TOML file (`portal FILE`: its description is checked and kept)."""
     from .harvest.discover import register
     from .harvest.net import normalize_base_url
     from .harvest.sapl import probe
+
+    if platform == "portal":
+        _add_portal(url, jurisdiction, _delay_option(delay), corpus_dir)
+        return
 
     try:
         base_url = normalize_base_url(url)
@@ -109,6 +114,31 @@ def sources_add(platform: str, url: str, jurisdiction: str, delay: str | None,
                   f"{place['ibge_code']}"
                   + (f", {chosen:g} s between requests" if chosen is not None else
                      ", delay from robots.txt (else 1 s)"))
+    console.print(f"Next: locleg harvest --source {source_id}")
+
+
+def _add_portal(url: str, jurisdiction: str, chosen: float | None,
+                corpus_dir: Path | None) -> None:
+    """`sources add portal FILE`: the file is read, checked and tried on the portal."""
+    from .harvest import platform
+    from .harvest.discover import register
+
+    portal = platform.get("portal")
+    try:
+        path = portal.normalize_url(url)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    with opened(corpus_dir) as corpus:
+        place = corpus.store.require_jurisdiction(jurisdiction)
+        found = asyncio.run(portal.probe(path))
+        settings = {**found.settings, **({"delay": chosen} if chosen is not None else {})}
+        source_id, new = register(corpus.store, place["ibge_code"], found, settings)
+    console.print(f"Found {printable(found.describe())}")
+    for note in found.notes:
+        console.print(f"  {printable(note)}")
+    verb = "Added" if new else "Already known:"
+    console.print(f"{verb} source {source_id} for {place['name']} ({place['uf']}) "
+                  f"{place['ibge_code']}")
     console.print(f"Next: locleg harvest --source {source_id}")
 
 
@@ -407,13 +437,15 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
                            max_file_size=max_file_size * 2**20, refresh=refresh or full,
                            full=full, files=not no_files)
     with opened(corpus_dir) as corpus:
-        known = {s["id"]: s for s in corpus.store.sources() if s["platform"] == "sapl"}
+        from .harvest.platform import REGISTRY
+
+        known = {s["id"]: s for s in corpus.store.sources() if s["platform"] in REGISTRY}
         if not known:
-            raise UserError("no SAPL source: add one with `locleg sources add sapl URL "
+            raise UserError("no source to harvest: add one with `locleg sources add sapl URL "
                             "--jurisdiction CODE` or `locleg discover sapl --uf UF`")
         for sid in source_ids:
             if sid not in known:
-                raise UserError(f"no SAPL source {sid}: see `locleg sources list`")
+                raise UserError(f"no source {sid} to harvest: see `locleg sources list`")
         live = Live(console=err_console, refresh_per_second=2, transient=True,
                     auto_refresh=True) if err_console.is_terminal else None
         progress = (lambda r: live.update(_hosts_table(r))) if live else _Heartbeat()

@@ -314,8 +314,8 @@ class Portal:
         config = read_file(url)
         base_url = normalize_base_url(config.url)
         found = Probe(NAME, base_url, title=config.name,
-                      state={"portal": {"file": url, "digest": config.digest}})
-        found.settings = {"portal": {"file": url, "toml": config.text}}
+                      state={"portal": {"file": url, "digest": config.digest}},
+                      settings={"portal": {"file": url, "toml": config.text}})
         resolver = resolver or Resolver()
         parts = urlsplit(base_url)
         async with make_client(resolver, timeout=20.0) as client:
