@@ -198,6 +198,40 @@ def test_sp_bulk_zip_of_xml_end_to_end(tmp_path, corpus_dir):
         assert versions_of(corpus_dir, "5") == 2 and law.paragraphs == ["Texto republicado."]
 
 
+def test_detail_pages_are_read_for_new_and_changed_norms_only(tmp_path, corpus_dir):
+    with GoApi(count=30) as go:
+        config = example("go", go.url, tmp_path)
+        config.write_text(config.read_text("utf-8") + """
+[detail]
+url = "/api/v2/pesquisa/legislacoes/{native_id}"
+format = "json"
+
+[detail.fields]
+ementa = "ementa_completa"
+
+[detail.documents]
+anexos = "anexos[].url"
+""", "utf-8")
+        add(corpus_dir, config, GO)
+        harvest(corpus_dir)
+        details = r"/legislacoes/\d+$"
+        assert len(go.requests(path=details)) == 30
+        found = records(corpus_dir)
+        assert found["5"]["ementa"].endswith(f"(D.O.E. de {go.laws[5].data:%d/%m/%Y})")
+        # The listing's fields stay where the detail page says nothing.
+        assert (found["5"]["number"], found["5"]["type_raw"]) == ("5", "Lei Complementar")
+        docs = documents(corpus_dir)
+        assert sorted(d["role"] for d in docs["5"]) == ["anexo", "texto_integral"]
+        assert all(d["data"].startswith(b"%PDF") for d in docs["5"])
+
+        go.laws[6].ementa = "Dispõe sobre outra coisa."
+        harvest(corpus_dir, "--refresh", "--no-files")
+        assert len(go.requests(path=details)) == 31  # only the changed norm's detail page
+        found = records(corpus_dir)
+        assert found["6"]["ementa"].startswith("Dispõe sobre outra coisa. (D.O.E. de")
+        assert found["5"]["ementa"].endswith(f"(D.O.E. de {go.laws[5].data:%d/%m/%Y})")
+
+
 # -- bad input ------------------------------------------------------------------------------------
 
 

@@ -245,6 +245,9 @@ def read_page(config: PortalConfig, roots: list[Any], url: str, page: int,
                     found.notes.append(f"page {page}: an item without a native id (its "
                                        "selector found nothing): skipped")
                 continue
+            if config.detail is not None:
+                link = config.detail.url.first(node, item.values)
+                item.detail_url = rows.url(urljoin(url, link)) if link else None
             found.items.append(item)
     misses = [name for name, count in missing.items() if found.nodes and count == found.nodes]
     for name in misses[:MAX_FIELD_PROBLEMS]:
@@ -501,7 +504,7 @@ def _store(conn: Connection, h: Harvest, ctx: SourceContext, config: PortalConfi
         fresh = [(n, i) for n, i in zip(norms, items, strict=True)
                  if rewrite or known.get(n.native_id) != i.marker]
         norms = [n for n, _ in fresh]
-        details = [_detail_request(ctx, config, i) for _, i in fresh]
+        details = [_detail_request(ctx, i) for _, i in fresh]
         frontier.enqueue(conn, [d for d in details if d is not None])
     written = listed.write_listed(conn, h, ctx, norms, seen_at, rewrite)
     # Seen now, written or not: the end of a complete listing removes the others.
@@ -513,19 +516,14 @@ def _store(conn: Connection, h: Harvest, ctx: SourceContext, config: PortalConfi
     return written.problems
 
 
-def _detail_request(ctx: SourceContext, config: PortalConfig, item: Item) -> dict | None:
-    link = config.detail.url.first(None, item.values) if config.detail.url.how in (
-        "value", "template") else None
-    if link is None:
-        link = item.values.get("url")
-    url = rows.url(urljoin(config.url, link)) if link else None
-    if url is None:
+def _detail_request(ctx: SourceContext, item: Item) -> dict | None:
+    if item.detail_url is None:
         return None
     payload = {"native_id": item.native_id, "values": item.values, "marker": item.marker,
                "fields": {k: v.isoformat() if hasattr(v, "isoformat") else v
                           for k, v in item.fields.items()},
                "files": item.files}
-    return chain(ctx, DETAIL, url, payload, priority=PRIORITY[DETAIL])
+    return chain(ctx, DETAIL, item.detail_url, payload, priority=PRIORITY[DETAIL])
 
 
 async def _detail(h: Harvest, ctx: SourceContext, req: frontier.Request,

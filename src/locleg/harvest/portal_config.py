@@ -433,7 +433,7 @@ def load(text: str, origin: str = "portal.toml") -> PortalConfig:
                         dict.fromkeys(top.get("types", {}), str))
     detail = None
     if "detail" in top:
-        detail = _detail(check, top["detail"], tuple(fields))
+        detail = _detail(check, top["detail"], tuple(fields), language)
     if check.errors:
         lines = sorted(set(check.errors))
         raise ConfigError("\n".join(f"{origin}:{n}: {m}" for n, m in lines))
@@ -537,7 +537,8 @@ def _paging(check: _Checker, spec: Any, kind: str | None, language: str) -> Pagi
     return paging
 
 
-def _detail(check: _Checker, spec: Any, earlier: tuple[str, ...]) -> Detail | None:
+def _detail(check: _Checker, spec: Any, earlier: tuple[str, ...],
+            listing_language: str) -> Detail | None:
     path = ("detail",)
     raw = check.table(spec, path, {"url": (str, dict), "format": str, "fields": dict,
                                    "documents": dict}, ("url",))
@@ -548,7 +549,7 @@ def _detail(check: _Checker, spec: Any, earlier: tuple[str, ...]) -> Detail | No
         url_spec = raw["url"]
         if isinstance(url_spec, str):
             url_spec = {"template": url_spec}
-        url = check.pick(url_spec, path + ("url",), "html", templates=earlier)
+        url = check.pick(url_spec, path + ("url",), listing_language, templates=earlier)
     fields, documents = _fields(check, {"detail": raw}, ("detail", "fields"),
                                 ("detail", "documents"), language, earlier)
     if url is None:
@@ -598,6 +599,7 @@ class Item:
     marker: str
     values: dict = field(default_factory=dict)  # as read: what a detail page's template names
     notes: list[str] = field(default_factory=list)
+    detail_url: str | None = None  # its detail page, when the description has one
 
 
 def read_item(config: PortalConfig, node: Any, page_url: str,
