@@ -232,6 +232,30 @@ anexos = "anexos[].url"
         assert found["5"]["ementa"].endswith(f"(D.O.E. de {go.laws[5].data:%d/%m/%Y})")
 
 
+@pytest.mark.parametrize("paging", [
+    'paging = "page"\n[paging]\nparam = "pagina"',
+    'paging = "next"\n[paging]\nlink = { css = "a.proxima", attr = "href" }',
+])
+def test_page_numbers_and_next_links(tmp_path, corpus_dir, paging):
+    with EsPortal(count=45) as es:
+        config = example("es", es.url, tmp_path, **{
+            'paging = "postback"': paging.split("\n")[0],
+            '[paging]\ntarget = "ctl00$ContentPlaceHolder1$gvLegislacao"\n'
+            'argument = "Page${page}"': "\n".join(paging.split("\n")[1:])})
+        add(corpus_dir, config, ES)
+        harvest(corpus_dir, "--no-files")
+        assert len(records(corpus_dir)) == 45 and problems(corpus_dir) == []
+        targets = [r.target for r in es.requests(path="consulta") if r.method == "GET"]
+        assert not [r for r in es.requests(path="consulta") if r.method == "POST"]
+        if "pagina" in paging:  # the pages, then one past the end that holds nothing
+            assert targets[-4:] == [f"/legislacao/consulta-legislacao.aspx?pagina={n}"
+                                    for n in (1, 2, 3, 4)]
+        else:  # the first page, then where each page's link leads
+            assert targets[-3:] == ["/legislacao/consulta-legislacao.aspx",
+                                    "/legislacao/consulta-legislacao.aspx?pagina=2",
+                                    "/legislacao/consulta-legislacao.aspx?pagina=3"]
+
+
 # -- bad input ------------------------------------------------------------------------------------
 
 
@@ -265,6 +289,30 @@ def test_html_that_changed_shape_is_reported_not_taken_for_removals(tmp_path, co
         assert any(m.startswith("0 items where 120 were expected") for m in problems(corpus_dir))
         listed = run_cli("sources", "list", "--json", corpus=corpus_dir, check=True).stdout
         assert "the last listing was incomplete" in listed
+
+
+def test_a_total_not_reached_makes_a_listing_incomplete(tmp_path, corpus_dir):
+    with GoApi(count=230) as go:
+        add(corpus_dir, example("go", go.url, tmp_path), GO)
+        harvest(corpus_dir, "--no-files")
+        go.delete(3)
+        go.total_offset = 10  # the API counts norms its pages do not give
+        harvest(corpus_dir, "--refresh", "--no-files")
+        assert records(corpus_dir)["3"]["removed_at"] is None
+        assert "the API says 239 norms, the listing gave 229: incomplete, no norm is marked " \
+               "removed" in problems(corpus_dir)
+
+
+def test_a_short_page_before_the_last_makes_a_listing_incomplete(tmp_path, corpus_dir):
+    with EsPortal(count=45) as es:
+        config = example("es", es.url, tmp_path, **{"min_items = 20": "min_items = 25"})
+        add(corpus_dir, config, ES)
+        harvest(corpus_dir, "--no-files")
+        assert any(m.startswith("page 1: 20 items where at least 25 were expected")
+                   for m in problems(corpus_dir))
+        es.delete(3)
+        harvest(corpus_dir, "--refresh", "--no-files")
+        assert records(corpus_dir)["RES3"]["removed_at"] is None
 
 
 @pytest.mark.parametrize("xml, refusal", [

@@ -421,11 +421,16 @@ async def _listing(h: Harvest, ctx: SourceContext, req: frontier.Request,
         await h.problem(ctx, "harvest", req.url, stop)
         await _close(h, ctx, req, {**payload, "complete": False}, None)
         return
+    # A short page before the last one: the portal lost items on the way. With page numbers
+    # only the next page tells whether it was the last (it has no items then).
+    short = payload.pop("short", None)
+    if short is not None and page.nodes:
+        await _short_page(h, ctx, req.url, short, payload, config)
     if page.nxt and config.min_items and page.nodes < config.min_items:
-        payload["complete"] = False
-        await h.problem(ctx, "harvest", req.url, f"page {page_number}: {page.nodes:,} items "
-                        f"where at least {config.min_items:,} were expected (not the last "
-                        "page): the listing is taken as incomplete, no norm is marked removed")
+        if config.paging.kind == "page":
+            payload["short"] = [page_number, page.nodes]
+        else:
+            await _short_page(h, ctx, req.url, [page_number, page.nodes], payload, config)
     await _write_page(h, ctx, config, page, seen_at, payload)
     payload["listed"] = payload.get("listed", 0) + len(ids)
     h.count(ctx, "norms", len(ids))
@@ -447,6 +452,14 @@ async def _listing(h: Harvest, ctx: SourceContext, req: frontier.Request,
                         f"listing gave {payload['listed']:,}: incomplete, no norm is marked "
                         "removed")
     await _close(h, ctx, req, payload, set(ids) if bulk else None)
+
+
+async def _short_page(h: Harvest, ctx: SourceContext, url: str, short: list[int],
+                      payload: dict, config: PortalConfig) -> None:
+    payload["complete"] = False
+    await h.problem(ctx, "harvest", url, f"page {short[0]}: {short[1]:,} items where at least "
+                    f"{config.min_items:,} were expected (not the last page): the listing is "
+                    "taken as incomplete, no norm is marked removed")
 
 
 async def _close(h: Harvest, ctx: SourceContext, req: frontier.Request, payload: dict,
