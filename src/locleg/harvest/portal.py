@@ -314,6 +314,7 @@ class Portal:
                     on_wait: Callable[[float, str], None] | None = None) -> Probe:
         """Read and check the file, then ask the portal for robots.txt and the listing's
         first page: a description that finds no item there is refused, with the reason."""
+        url = self.normalize_url(url)
         config = read_file(url)
         base_url = normalize_base_url(config.url)
         found = Probe(NAME, base_url, title=config.name,
