@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import date
 from pathlib import Path
@@ -10,7 +11,10 @@ import pytest
 from sqlalchemy import select
 
 from locleg.corpus import init_corpus, open_corpus
+from locleg.fixtures.harvesting import run
 from locleg.fixtures.portal_servers import EsPortal, GoApi, SpBulk
+from locleg.harvest.discover import register
+from locleg.harvest.portal import PLATFORM
 from locleg.harvest.portal_config import ConfigError, key_lines, load
 from locleg.store.schema import document, problem, record, version
 from tests.conftest import run_cli
@@ -254,6 +258,23 @@ def test_page_numbers_and_next_links(tmp_path, corpus_dir, paging):
             assert targets[-3:] == ["/legislacao/consulta-legislacao.aspx",
                                     "/legislacao/consulta-legislacao.aspx?pagina=2",
                                     "/legislacao/consulta-legislacao.aspx?pagina=3"]
+
+
+def test_a_portal_on_either_database(tmp_path, corpus):
+    """In process, on SQLite and PostgreSQL: the postback listing, removals, new versions."""
+    with EsPortal(count=30) as es:
+        found = asyncio.run(PLATFORM.probe(str(example("es", es.url, tmp_path))))
+        source_id, _ = register(corpus.store, ES, found, {**found.settings, "delay": 0})
+        report = run(corpus, [source_id])
+        assert report.cycles_finished == 1 and report.errors == 0 and report.files == 30
+        es.delete(5)
+        es.replace_text(2482, ["LEI Nº 2.482/1969", "Art. 1º Texto consolidado."])
+        report = run(corpus, [source_id], full=True, refresh=True)
+        assert report.removed == 1 and report.new_versions == 1
+        with corpus.store.engine.connect() as conn:
+            live = conn.scalars(select(record.c.native_id).where(
+                record.c.source_id == source_id, record.c.removed_at.is_(None))).all()
+        assert len(live) == 29 and "LC5" not in live and "LO2482" in live
 
 
 # -- bad input ------------------------------------------------------------------------------------
