@@ -170,7 +170,9 @@ def parse_page(config_format: str, data: bytes, url: str, content_type: str = ""
             return [parse_xml(part, f"{url} ({name})")
                     for name, part in _zip_members(data, url, member, max_size)]
         return [parse_xml(data, url)]
-    charset = re.search(r"charset=([\w-]+)", content_type)
+    # The header's charset, else the page's own <meta>, else UTF-8 (then Latin-1).
+    charset = re.search(r"charset=([\w-]+)", content_type) or re.search(
+        r"<meta[^>]+charset=[\"']?([\w-]+)", data[:4096].decode("latin-1"), re.IGNORECASE)
     try:
         text = data.decode(charset[1] if charset else "utf-8")
     except (LookupError, UnicodeDecodeError):
@@ -317,6 +319,9 @@ class Portal:
         url = self.normalize_url(url)
         config = read_file(url)
         base_url = normalize_base_url(config.url)
+        chosen = {k: v for k, v in sorted(config.params.items()) if v}
+        if chosen:  # one listing of a portal among others (a type, a year): its own source
+            base_url += "?" + urlencode(chosen)
         found = Probe(NAME, base_url, title=config.name,
                       state={"portal": {"file": url, "digest": config.digest}},
                       settings={"portal": {"file": url, "toml": config.text}})
