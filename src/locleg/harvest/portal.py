@@ -350,6 +350,9 @@ class Portal:
                 answer = await fetch(client, first, guard, max_bytes=64 * 2**20)
             except FetchError as e:
                 raise UserError(f"{first} did not answer: {e}") from None
+        if answer.status in (429, 503) or answer.status >= 500:
+            raise UserError(f"{status_error(first, answer.status, answer.headers)} (the portal "
+                            "is busy or limiting us, not refusing: try again later)")
         if answer.status != 200:
             raise UserError(f"the listing's first page answered HTTP {answer.status}: {first}")
         try:
