@@ -114,7 +114,7 @@ def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None,
             found = asyncio.run(probe())
         except ValueError as e:  # normalize_url: not a URL this platform can read
             raise UserError(str(e)) from None
-        settings = {"delay": chosen} if chosen is not None else {}
+        settings = {**found.settings, **({"delay": chosen} if chosen is not None else {})}
         source_id, new = register(corpus.store, place["ibge_code"], found, settings)
     console.print(f"Found {printable(found.describe())}"
                   + (" (detected)" if chosen_platform is None else ""))

@@ -37,6 +37,7 @@ REGISTRY: dict[str, str] = {
     "sapl": "locleg.harvest.sapl",
     "oai": "locleg.harvest.oai",
     "sapl25": "locleg.harvest.sapl25",
+    "portal": "locleg.harvest.portal",
 }
 # The order in which `sources add URL` tries to recognise a site (most specific first).
 DETECTION_ORDER = ["sapl", "sapl25", "oai"]
@@ -60,6 +61,9 @@ class Probe:
     title: str | None = None  # the publisher's own name for itself, when it says
     state: dict = field(default_factory=dict)  # the source's initial state column
     notes: list[str] = field(default_factory=list)  # said to the operator (e.g. crawl delay)
+    # the source's settings the platform needs kept (a portal's description, read from its
+    # file): merged into the settings the operator gives
+    settings: dict = field(default_factory=dict)
     # robots.txt as the probe read it (its HTTP status; None: not read), kept for the host so
     # that the first harvest need not ask again
     robots_txt: str | None = None
