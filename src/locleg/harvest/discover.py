@@ -21,7 +21,8 @@ from ..store.schema import source
 from . import frontier
 from .net import Resolver, host_key, make_client
 from .platform import Probe
-from .sapl import Busy, NotSapl, Unreachable, probe
+from .probing import Busy, Unreachable
+from .sapl import NotSapl, probe
 
 
 def host_label(name: str) -> str:

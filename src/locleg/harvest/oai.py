@@ -43,6 +43,7 @@ from . import frontier, listed
 from .net import FetchError, Guard, Resolver, make_client, normalize_base_url, status_error
 from .oaixml import PREFIX, BadXML, Identify, Page, UnsafeXML, parse_identify, parse_list_records
 from .platform import NotThisPlatform, Probe
+from .probing import Busy, Prober, Unreachable
 
 if TYPE_CHECKING:
     from .engine import Harvest, SourceContext
@@ -55,10 +56,6 @@ MAX_CONFIRM = 200  # unseen norms whose datestamps are asked for again before re
 # SAPL 3.1, SAPL 2.5 and the usual OAI-PMH paths, tried when the URL names a site's root.
 PATHS = ("/sistema/lexml/oai", "/oai", "/oai/request")
 EARLIEST = "1900-01-01"  # when Identify names no earliestDatestamp
-
-
-class Unreachable(UserError):
-    """Nothing answered at that URL."""
 
 
 # -- datestamps and windows -------------------------------------------------------------------
@@ -132,12 +129,10 @@ async def probe(url: str, *, resolver: Resolver | None = None,
                 on_wait: Callable[[float, str], None] | None = None,
                 timeout: float = 20.0) -> Probe:
     """An OAI-PMH endpoint at url (or at SAPL's and the usual paths under it): Identify."""
-    from .sapl import Busy, _Prober
-
     base_url = normalize_url(url)
     resolver = resolver or Resolver()
     async with make_client(resolver, timeout=timeout) as client:
-        prober = _Prober(base_url, client, Guard(base_url, resolver), 120.0, on_wait)
+        prober = Prober(base_url, client, Guard(base_url, resolver), 120.0, on_wait)
         try:
             await prober.read_robots()
         except UserError as e:

@@ -26,12 +26,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import httpx
-from protego import Protego
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.engine import Connection
 
 from ..enrich.types import normalize_type
-from ..errors import UserError
 from ..store import utcnow
 from ..store.harvest_schema import listed_norm, sapl_relation
 from ..store.schema import document, enrich_queue, record
@@ -39,19 +37,16 @@ from . import frontier, listed, platform, rows
 from .jsonread import iter_json_array, loads
 from .listed import MAX_PROBLEMS_PER_REQUEST, chain, file_request
 from .net import (
-    ROBOTS_AGENT,
-    USER_AGENT,
     FetchError,
     Guard,
     Resolver,
-    fetch,
     make_client,
     normalize_base_url,
     read_capped,
-    retry_after_seconds,
     status_error,
 )
 from .platform import ANEXO, TEXTO_INTEGRAL, ListedNorm, NotThisPlatform
+from .probing import Busy, Prober, Unreachable
 
 if TYPE_CHECKING:
     from .engine import Harvest, SourceContext
@@ -63,14 +58,6 @@ PRIORITY = {"casa": 0, "types": 1, "vtypes": 2, "norms": 3, "anexos": 4, "relati
 
 class NotSapl(NotThisPlatform):
     """A URL that is not a SAPL 3.1 we can harvest (a 2.5, an older 3.1, another site)."""
-
-
-class Unreachable(UserError):
-    """Nothing answered at that URL (no such host, refused, timed out)."""
-
-
-class Busy(UserError):
-    """It answered, but only to say it cannot now (429, 5xx): nothing is known of what it is."""
 
 
 # -- versions and capabilities ------------------------------------------------------------------
@@ -157,68 +144,6 @@ class Probe(platform.Probe):
                 + (f" ({where})" if where else "") + f": {listing}; {delay}")
 
 
-class _Prober:
-    """The few requests a probe makes: robots.txt first, then each one spaced and retried."""
-
-    def __init__(self, base_url: str, client: httpx.AsyncClient, guard: Guard,
-                 max_wait: float, on_wait: Callable[[float, str], None] | None) -> None:
-        self.base_url, self.client, self.guard = base_url, client, guard
-        self.max_wait = max_wait
-        self.on_wait = on_wait
-        self.waited = 0.0
-        self.robots: Protego | None = None
-        self.robots_txt: str | None = None
-        self.robots_status: int | None = None
-        self.crawl_delay: float | None = None
-        self._requests = 0
-
-    async def read_robots(self) -> None:
-        parts = urlsplit(self.base_url)
-        url = f"{parts.scheme}://{parts.netloc}/robots.txt"
-        try:
-            answer = await self._get(url, robots=True)
-        except FetchError as e:
-            raise Unreachable(f"{self.base_url} did not answer: {e}") from None
-        self.robots_status = answer.status
-        if answer.status == 200:
-            self.robots_txt = answer.body.decode("utf-8", "replace")
-            self.robots = Protego.parse(self.robots_txt)
-            self.crawl_delay = self.robots.crawl_delay(ROBOTS_AGENT)
-
-    async def get(self, url: str):
-        if self.robots is not None and not self.robots.can_fetch(url, USER_AGENT):
-            raise NotSapl(f"{self.base_url}: robots.txt does not let br-locleg read "
-                          f"{urlsplit(url).path}: not harvested (ask the câmara to allow it)")
-        if self._requests and self.crawl_delay:
-            await self._wait(self.crawl_delay, "robots.txt Crawl-delay")
-        self._requests += 1
-        return await self._get(url)
-
-    async def _get(self, url: str, robots: bool = False):
-        for attempt in range(1, 4):
-            answer = await fetch(self.client, url, self.guard, max_bytes=2**20)
-            if answer.status not in (429, 503) and not (answer.status >= 500 and robots):
-                return answer
-            # Busy: wait as asked when the wait is short, else say so. Never a verdict on
-            # what the site is.
-            retry = retry_after_seconds(answer.headers.get("retry-after"))
-            if retry is not None and attempt < 3 and self.waited + retry <= self.max_wait:
-                await self._wait(retry, f"HTTP {answer.status} Retry-After")
-                continue
-            what = "rate-limited" if answer.status == 429 else "unavailable"
-            asked = f", Retry-After {retry:.0f} s" if retry is not None else ""
-            raise Busy(f"{self.base_url} answered HTTP {answer.status} ({what}{asked}) to "
-                       f"{urlsplit(url).path}: it is busy or limiting us, not refusing; try "
-                       "again later")
-        raise AssertionError("unreachable")  # the loop returns or raises
-
-    async def _wait(self, seconds: float, why: str) -> None:
-        self.waited += seconds
-        if self.on_wait is not None:
-            self.on_wait(seconds, why)
-        await asyncio.sleep(seconds)
-
-
 async def probe(base_url: str, resolver: Resolver | None = None, timeout: float = 20.0,
                 client: httpx.AsyncClient | None = None, *, max_wait: float = 120.0,
                 on_wait: Callable[[float, str], None] | None = None) -> Probe:
@@ -234,14 +159,14 @@ async def probe(base_url: str, resolver: Resolver | None = None, timeout: float 
         async with make_client(resolver, timeout=timeout) as own:
             return await probe(base_url, resolver, timeout, own, max_wait=max_wait,
                                on_wait=on_wait)
-    prober = _Prober(base_url, client, Guard(base_url, resolver), max_wait, on_wait)
+    prober = Prober(base_url, client, Guard(base_url, resolver), max_wait, on_wait)
     try:
         return await _probe(prober, base_url)
     except FetchError as e:
         raise Unreachable(f"{base_url} did not answer: {e}") from None
 
 
-async def _probe(prober: _Prober, base_url: str) -> Probe:
+async def _probe(prober: Prober, base_url: str) -> Probe:
     await prober.read_robots()
     casa = await prober.get(api_url(base_url, "base/casalegislativa"))
     if casa.status >= 500:
@@ -276,7 +201,7 @@ async def _probe(prober: _Prober, base_url: str) -> Probe:
                   "/api/base/casalegislativa/)")
 
 
-async def _require_norm_api(prober: _Prober, base_url: str, version: str | None) -> None:
+async def _require_norm_api(prober: Prober, base_url: str, version: str | None) -> None:
     """An instance that publishes no version (or an old one): ask the norm API itself."""
     norms = await prober.get(api_url(base_url, "norma/normajuridica", page_size=1))
     if norms.status >= 500:

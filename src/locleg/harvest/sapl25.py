@@ -44,7 +44,7 @@ from ..store.schema import record
 from . import frontier, listed, rows
 from .net import FetchError, Guard, Resolver, make_client, normalize_base_url, status_error
 from .platform import TEXTO_INTEGRAL, ListedNorm, NotThisPlatform, Probe
-from .sapl import Busy, Unreachable, _Prober  # the probe's politeness, as SAPL 3.1's
+from .probing import Busy, Prober, Unreachable
 from .sapl25_pages import (
     CAP,
     ChangedShape,
@@ -185,7 +185,7 @@ async def probe(url: str, resolver: Resolver | None = None, timeout: float = 20.
     base_url = normalize_base_url(url)
     resolver = resolver or Resolver()
     async with make_client(resolver, timeout=timeout) as client:
-        prober = _Prober(base_url, client, Guard(base_url, resolver), max_wait, on_wait)
+        prober = Prober(base_url, client, Guard(base_url, resolver), max_wait, on_wait)
         try:
             await prober.read_robots()
             candidates = [base_url] + ([base_url + "/sapl"] if not urlsplit(base_url).path
