@@ -76,7 +76,7 @@ def test_three_harvesters_share_the_hosts_without_overlap(tmp_path, pg_url):
     assert set(checks.hosts_by_process) == set(camaras)
     found = corpus_counts(folder)
     assert found["records"] == found["versions"] == 36 and found["frontier"] == 0
-    assert found["sapl_norms"] == 36
+    assert found["listed_norms"] == 36
     # Every file asked for was stored: one request per version, over all processes.
     files = sum(1 for log in logs for r in log if r[3].startswith("/media/"))
     assert files == 36

@@ -28,7 +28,7 @@ from locleg.config import SETTINGS_FILE, read_settings
 from locleg.corpus import init_corpus, open_corpus
 from locleg.search import refresh_index
 from locleg.store import utcnow
-from locleg.store.harvest_schema import harvest_host, harvest_request, sapl_norm
+from locleg.store.harvest_schema import harvest_host, harvest_request, listed_norm
 from locleg.store.move import MARKER, move_to_postgresql
 from locleg.store.schema import norm, problem, record, source
 from tests.conftest import run_cli
@@ -59,9 +59,10 @@ def sqlite_corpus(tmp_path_factory) -> tuple[Path, dict]:
             "payload": json.dumps({"page": 2}), "priority": 3, "state": "pending",
             "not_before": now + timedelta(minutes=1), "attempts": 1,
             "last_error": "HTTP 503", "created_at": now})
-        conn.execute(insert(sapl_norm), {
+        conn.execute(insert(listed_norm), {
             "source_id": sapl, "native_id": "1461", "record_id": built.records["seed"],
-            "updated": "2011-06-28T10:00:00-03:00", "texto_integral": "https://x.example/l.pdf"})
+            "marker": "2011-06-28T10:00:00-03:00",
+            "files": '[["https://x.example/l.pdf", "texto_integral"]]'})
     corpus.store.record_problem("fetch", "https://sapl.juazeiro.ba.leg.br/x.pdf",
                                 "HTTP 404 Not Found", sapl)
     norms = dict(built.norms)
@@ -147,7 +148,7 @@ def test_a_moved_corpus_answers_the_same_and_keeps_its_search_index(sqlite_corpu
     with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
         for table in ("norm", "record", "document", "version", "extraction", "page",
                       "citation", "sapl_relation", "harvest_host", "harvest_request",
-                      "sapl_norm", "problem", "search_norm", "search_facet"):
+                      "listed_norm", "problem", "search_norm", "search_facet"):
             rows = db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
             line = lines[table]
             assert rows > 0 and line[1] == line[2] == f"{rows:,}", line

@@ -150,8 +150,8 @@ LAZY_COMMANDS = {
                              "dataset card), manifest.json and SHA256SUMS."),
     "extract": ("cli_extract", "Extract the text of every document version still pending (or "
                                "of the selected ones)."),
-    "harvest": ("cli_harvest", "Harvest SAPL sources politely: norms, anexos, vínculos and "
-                               "their originals."),
+    "harvest": ("cli_harvest", "Harvest sources politely: norms, their documents and the "
+                               "originals."),
     "index": ("cli_web", "Bring the search index and the explorer's counts up to date."),
     "migrate": ("cli_migrate", "Move the corpus to other storage; prints counts and checksums "
                                "of both sides."),

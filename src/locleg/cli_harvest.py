@@ -70,39 +70,63 @@ def sources() -> None:
 
 
 @sources.command("add")
-@click.argument("platform", type=click.Choice(["sapl"]))
-@click.argument("url")
+@click.argument("words", nargs=-1, required=True, metavar="[PLATFORM] URL")
 @click.option("--jurisdiction", "-j", metavar="IBGE_CODE", required=True,
-              help="The municipality or state the câmara legislates for.")
+              help="The municipality or state the publisher legislates for.")
 @click.option("--delay", metavar="SECONDS",
               help="Seconds between requests to this host (default: robots.txt Crawl-delay, "
                    "else 1).")
 @corpus_option
-def sources_add(platform: str, url: str, jurisdiction: str, delay: str | None,
+def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None,
                 corpus_dir: Path | None) -> None:
-    """Add a SAPL instance as a source, after checking it is one (and which version)."""
-    from .harvest.discover import register
-    from .harvest.sapl import normalize_base_url, probe
+    """Add a publisher as a source, after checking what it runs (and which version).
 
-    base_url = normalize_base_url(url)
+    PLATFORM is one of the registered platforms (sapl, ...); without it, each is tried in
+    turn (SAPL 3.1's API first) and the one that recognises the site is taken. For `portal`,
+    URL names the portal's configuration file.
+    """
+    from .harvest import platform
+    from .harvest.discover import register
+    from .harvest.net import normalize_base_url
+
+    if len(words) > 2:
+        raise click.UsageError("give a URL, or a PLATFORM and a URL")
+    name, url = (None, words[0]) if len(words) == 1 else words
+    chosen_platform = platform.get(name) if name is not None else None  # a known name?
     chosen = _delay_option(delay)
+    try:
+        shown = normalize_base_url(url)
+    except ValueError:
+        shown = url  # a portal's configuration file, or a URL its platform will refuse
 
     def waiting(seconds: float, why: str) -> None:
         err_console.print(f"waiting {seconds:g} s ({printable(why)}) before the next request to "
-                          f"{printable(base_url)}")
+                          f"{printable(shown)}")
+
+    async def probe() -> platform.Probe:
+        if chosen_platform is None:
+            return await platform.detect(url, on_wait=waiting)
+        return await chosen_platform.probe(url, on_wait=waiting)
 
     with opened(corpus_dir) as corpus:
         place = corpus.store.require_jurisdiction(jurisdiction)
-        found = asyncio.run(probe(base_url, on_wait=waiting))
+        try:
+            found = asyncio.run(probe())
+        except ValueError as e:  # normalize_url: not a URL this platform can read
+            raise UserError(str(e)) from None
         settings = {"delay": chosen} if chosen is not None else {}
         source_id, new = register(corpus.store, place["ibge_code"], found, settings)
-    console.print(f"Found {printable(found.describe())}")
-    if found.casa.get("uf") and found.casa["uf"] != place["uf"]:
-        err_console.print(f"[yellow]warning:[/] the câmara says UF {printable(found.casa['uf'])}, "
+    console.print(f"Found {printable(found.describe())}"
+                  + (" (detected)" if chosen_platform is None else ""))
+    for note in found.notes:
+        console.print(f"  {printable(note)}")
+    uf = (found.state.get("casa") or {}).get("uf")
+    if uf and uf != place["uf"]:
+        err_console.print(f"[yellow]warning:[/] the publisher says UF {printable(uf)}, "
                           f"the jurisdiction is in {place['uf']}")
     verb = "Added" if new else "Already known:"
-    console.print(f"{verb} source {source_id} for {place['name']} ({place['uf']}) "
-                  f"{place['ibge_code']}"
+    console.print(f"{verb} source {source_id} ({found.platform}) for {place['name']} "
+                  f"({place['uf']}) {place['ibge_code']}"
                   + (f", {chosen:g} s between requests" if chosen is not None else
                      ", delay from robots.txt (else 1 s)"))
     console.print(f"Next: locleg harvest --source {source_id}")
@@ -202,7 +226,7 @@ def sources_list(as_json: bool, corpus_dir: Path | None) -> None:
         print_json(items)
         return
     if not items:
-        console.print("No sources yet: `locleg sources add sapl URL --jurisdiction CODE` or "
+        console.print("No sources yet: `locleg sources add URL --jurisdiction CODE` or "
                       "`locleg discover sapl --uf BA`")
         return
     rows = []
@@ -382,13 +406,15 @@ class _Heartbeat:
 def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None,
             concurrency: int, timeout: float, request_deadline: str, max_file_size: int,
             refresh: bool, full: bool, no_files: bool, corpus_dir: Path | None) -> None:
-    """Harvest SAPL sources politely: norms, anexos, vínculos and their originals.
+    """Harvest sources politely: norms, their documents and the originals.
 
-    Every cycle lists every norm (deletions included), stores what changed, and asks again
-    for the files of changed norms and for a share of all files (see `sources set
-    --revalidate-days`). Interrupt it at any moment (Ctrl-C, or even a kill) and run it
-    again: it resumes from the frontier kept in the corpus database.
+    Sources of every platform (`locleg sources list`) are harvested. Every cycle lists the
+    norms (deletions included), stores what changed, and asks again for the files of changed
+    norms and for a share of all files (see `sources set --revalidate-days`). Interrupt it at
+    any moment (Ctrl-C, or even a kill) and run it again: it resumes from the frontier kept
+    in the corpus database.
     """
+    from .harvest import platform
     from .harvest.engine import Harvest, HarvestConfig
 
     if source_ids and all_sources:
@@ -403,13 +429,15 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
                            max_file_size=max_file_size * 2**20, refresh=refresh or full,
                            full=full, files=not no_files)
     with opened(corpus_dir) as corpus:
-        known = {s["id"]: s for s in corpus.store.sources() if s["platform"] == "sapl"}
+        known = {s["id"]: s for s in corpus.store.sources()
+                 if s["platform"] in platform.REGISTRY}
         if not known:
-            raise UserError("no SAPL source: add one with `locleg sources add sapl URL "
+            raise UserError("no source to harvest: add one with `locleg sources add URL "
                             "--jurisdiction CODE` or `locleg discover sapl --uf UF`")
         for sid in source_ids:
             if sid not in known:
-                raise UserError(f"no SAPL source {sid}: see `locleg sources list`")
+                raise UserError(f"no source {sid} to harvest (local folders and dumps are "
+                                "imported, not harvested): see `locleg sources list`")
         live = Live(console=err_console, refresh_per_second=2, transient=True,
                     auto_refresh=True) if err_console.is_terminal else None
         progress = (lambda r: live.update(_hosts_table(r))) if live else _Heartbeat()

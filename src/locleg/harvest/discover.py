@@ -20,7 +20,8 @@ from ..store import Store, utcnow
 from ..store.schema import source
 from . import frontier
 from .net import Resolver, host_key, make_client
-from .sapl import PLATFORM, Busy, NotSapl, Probe, Unreachable, probe
+from .platform import Probe
+from .sapl import Busy, NotSapl, Unreachable, probe
 
 
 def host_label(name: str) -> str:
@@ -51,21 +52,23 @@ class Discovery:
 
 def register(store: Store, jurisdiction_code: int, found: Probe,
              settings: dict | None = None) -> tuple[int, bool]:
-    """The source for a probed SAPL (created if new), its version kept in its state."""
+    """The source for a probed publisher (created if new), what the probe found kept in its
+    state (a SAPL's version and casa legislativa, ...)."""
     before = {s["id"] for s in store.sources()}
-    source_id = store.ensure_source(jurisdiction_code, PLATFORM, found.base_url, settings)
+    source_id = store.ensure_source(jurisdiction_code, found.platform, found.base_url, settings)
     with store.transaction() as conn:
         state = json.loads(conn.execute(source.select().where(source.c.id == source_id))
                            .mappings().one()["state"] or "{}")
-        state.update(version=found.version, casa=found.casa)
+        state.update({"version": found.version, **found.state})
         values = {"state": json.dumps(state, ensure_ascii=False)}
         if settings is not None:
             values["settings"] = json.dumps(settings)
         conn.execute(update(source).where(source.c.id == source_id).values(**values))
-        # The probe read robots.txt: the first harvest need not ask again today.
-        frontier.save_host(conn, host_key(found.base_url), robots_txt=found.robots_txt,
-                           robots_status=found.robots_status, robots_fetched_at=utcnow(),
-                           crawl_delay=found.crawl_delay)
+        if found.robots_status is not None:
+            # The probe read robots.txt: the first harvest need not ask again today.
+            frontier.save_host(conn, host_key(found.base_url), robots_txt=found.robots_txt,
+                               robots_status=found.robots_status, robots_fetched_at=utcnow(),
+                               crawl_delay=found.crawl_delay)
     return source_id, source_id not in before
 
 

@@ -10,6 +10,9 @@ later and reported. Database writes go through one thread, in batches for files.
 A worker runs only for a host this process has claimed (claims.py): several processes can
 share one PostgreSQL corpus, each host worked by one of them at a time, its delay kept in the
 database for whichever process works it next.
+
+The engine knows publishing platforms only through platform.py: a source's platform starts
+its cycles and handles every request of its chain; files are the engine's own.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from sqlalchemy.engine import Connection
 from ..corpus import Corpus
 from ..store import utcnow
 from ..store.schema import document, record, source, version
-from . import claims, frontier, revalidate, rows, sapl
+from . import claims, frontier, platform, revalidate, rows
 from .net import (
     ROBOTS_AGENT,
     USER_AGENT,
@@ -90,24 +93,20 @@ class HarvestConfig:
 
 @dataclass
 class SourceContext:
+    """A source being harvested: its row, its platform's state, the guard of its requests."""
+
     id: int
     base_url: str
     jurisdiction_code: int
-    settings: dict
-    state: dict
+    settings: dict  # JSON column, set by the operator (delay, interval, ...)
+    state: dict  # JSON column, the platform's own (save it with Harvest.save_state)
     guard: Guard
+    platform: platform.Platform | None = None
 
     @property
     def version(self) -> str | None:
+        """The publisher's software version, when its platform keeps one in state."""
         return self.state.get("version")
-
-    @property
-    def capabilities(self) -> sapl.Capabilities:
-        return sapl.Capabilities(self.version)
-
-    @property
-    def types(self) -> dict:
-        return self.state.get("types", {})
 
     @property
     def delay(self) -> float | None:
@@ -197,7 +196,7 @@ class FileOutcome:
 
 
 class Harvest:
-    """One harvest run over some SAPL sources of a corpus."""
+    """One harvest run over some sources of a corpus (of any registered platform)."""
 
     def __init__(self, corpus: Corpus, config: HarvestConfig | None = None, *,
                  resolver: Resolver | None = None,
@@ -261,7 +260,7 @@ class Harvest:
             return
 
         def run(conn: Connection) -> None:
-            conn.exec_driver_sql("ANALYZE norm, document, sapl_norm, harvest_request")
+            conn.exec_driver_sql("ANALYZE norm, document, listed_norm, harvest_request")
 
         await self.db(run)
 
@@ -347,18 +346,20 @@ class Harvest:
             self._loop.call_soon_threadsafe(self._wake_now, hosts)
 
     async def finish_cycle(self, ctx: SourceContext, payload: dict) -> None:
-        """The metadata of a cycle is in: removals, the run record, the next due time."""
+        """The metadata of a cycle is in: the run record, the next due time.
+
+        `payload` is the cycle's: "cycle" (when it started, ISO), "mode" ("full" when every
+        row was rewritten), "complete" (False when a listing was cut short), "seen_since"
+        (when its listing began). Removals are the platform's (listed.close_listing), made
+        when it knew its listing complete.
+        """
         started = datetime.fromisoformat(payload["cycle"])
         complete = payload.get("complete", True)
         full = payload.get("mode") == "full" and complete
         now = utcnow()
 
-        def write(conn: Connection) -> int:
-            removed = 0
+        def write(conn: Connection) -> None:
             seen_since = datetime.fromisoformat(payload.get("seen_since") or payload["cycle"])
-            if complete:
-                # Missing from a complete listing: gone from the câmara. Marked, never deleted.
-                removed = self.store.remove_unseen(conn, ctx.id, seen_since)
             values = {"last_listing_at": seen_since.isoformat()}
             if full:
                 values["last_full_at"] = values["last_listing_at"]
@@ -369,9 +370,8 @@ class Harvest:
             if complete:
                 row["last_success_at"] = started
             conn.execute(update(source).where(source.c.id == ctx.id).values(**row))
-            return removed
 
-        self.report.removed += await self.db(write)
+        await self.db(write)
         self.report.cycles_finished += 1
 
     # -- running -------------------------------------------------------------------------
@@ -539,12 +539,15 @@ class Harvest:
         rows_ = await asyncio.to_thread(self.store.sources)
         now = utcnow()
         for row in rows_:
-            if row["platform"] != sapl.PLATFORM or (wanted is not None and row["id"] not in wanted):
+            # Sources of no registered platform (local folders, dumps) are not harvested.
+            if row["platform"] not in platform.REGISTRY or (wanted is not None
+                                                             and row["id"] not in wanted):
                 continue
             ctx = SourceContext(row["id"], row["base_url"], row["jurisdiction_code"],
                                 json.loads(row["settings"] or "{}"),
                                 json.loads(row["state"] or "{}"),
-                                Guard(row["base_url"], self.resolver))
+                                Guard(row["base_url"], self.resolver),
+                                platform.get(row["platform"]))
             self.sources[ctx.id] = ctx
             self._source_hosts.setdefault(host_key(ctx.base_url), []).append(ctx.id)
             next_due = aware(row["next_due_at"])
@@ -565,7 +568,7 @@ class Harvest:
                     return None
                 if frontier.has_pending_chain(conn, ctx.id):
                     return None
-                sapl.start_cycle(conn, ctx, rewrite)
+                ctx.platform.start_cycle(conn, ctx, rewrite)
                 return revalidate.queue(conn, ctx.id, now, days=ctx.revalidate_days(self.config),
                                         interval=ctx.interval(self.config),
                                         everything=self.config.full)
@@ -708,7 +711,7 @@ class Harvest:
                     if req.kind == frontier.FILE:
                         await self._file(ctx, req)
                     else:
-                        await sapl.handle(self, ctx, req)
+                        await ctx.platform.handle(self, ctx, req)
             except FetchError as e:
                 error = e
             except ClaimLost:
@@ -963,7 +966,7 @@ class Harvest:
             message = f"{error} (gave up after {attempts} attempt(s); retried next cycle)" \
                 if error.transient else f"{error} (not retried before the next cycle)"
             await self.db(frontier.give_up, req.id, attempts, str(error))
-            if req.kind == "relations":
+            if req.payload.get("closes_cycle"):
                 await self.finish_cycle(ctx, {**req.payload, "complete": False})
             # Any other step of the chain: the cycle stops there; the next run starts over.
         await self.problem(ctx, stage, req.url, message)

@@ -23,9 +23,10 @@ from ..store.schema import record, source
 PENDING = "pending"
 FAILED = "failed"
 FILE = "file"
-# Lower runs first on a host: the metadata chain before the files it reveals.
-PRIORITY = {"casa": 0, "types": 1, "vtypes": 2, "norms": 3, "anexos": 4, "relations": 5,
-            FILE: 8}
+# Lower runs first on a host: a platform's chain (its steps give their own priority, 5 when
+# they do not) before the files it reveals.
+STEP_PRIORITY = 5
+FILE_PRIORITY = 8
 
 
 @dataclass
@@ -56,15 +57,22 @@ def insert_ignoring_duplicates(conn: Connection, table, rows: Sequence[dict]) ->
 
 
 def enqueue(conn: Connection, items: Iterable[dict], not_before: datetime | None = None) -> int:
-    """Add requests (source_id, host, kind, url, payload); one already pending is left as it is."""
+    """Add requests (source_id, host, kind, url, payload, optionally priority); one already
+    pending is left as it is."""
     now = utcnow()
     rows = [{"source_id": i["source_id"], "host": i["host"], "kind": i["kind"], "url": i["url"],
              "payload": json.dumps(i.get("payload") or {}, ensure_ascii=False),
-             "priority": PRIORITY.get(i["kind"], 5), "state": PENDING,
+             "priority": _priority(i), "state": PENDING,
              "not_before": i.get("not_before") or not_before or now, "attempts": 0,
              "created_at": now} for i in items]
     insert_ignoring_duplicates(conn, harvest_request, rows)
     return len(rows)
+
+
+def _priority(item: dict) -> int:
+    if item.get("priority") is not None:
+        return item["priority"]
+    return FILE_PRIORITY if item["kind"] == FILE else STEP_PRIORITY
 
 
 def load(conn: Connection, host: str, limit: int = 200, files: bool = True,

@@ -20,7 +20,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpcore
 import httpx
@@ -95,6 +95,22 @@ def http_url(url: object) -> str:
         raise ValueError(f"not an http(s) URL: {url[:200]!r}")
     host_key(url)
     return url
+
+
+def normalize_base_url(url: str) -> str:
+    """A publisher's base URL as a source keeps it: scheme (https when none is given), host
+    in lowercase, path without its trailing slash; no query. ValueError when it is not one."""
+    url = url.strip()
+    if "://" not in url:
+        url = "https://" + url
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 (raises on a port out of range)
+    except ValueError:
+        raise ValueError(f"not a valid URL (port): {url!r}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"not an http(s) URL: {url!r}")
+    return urlunsplit((parts.scheme, parts.netloc.lower(), parts.path.rstrip("/"), "", ""))
 
 
 def _host_port(url: str) -> tuple[str, int]:

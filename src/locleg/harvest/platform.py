@@ -58,6 +58,11 @@ class Probe:
     title: str | None = None  # the publisher's own name for itself, when it says
     state: dict = field(default_factory=dict)  # the source's initial state column
     notes: list[str] = field(default_factory=list)  # said to the operator (e.g. crawl delay)
+    # robots.txt as the probe read it (its HTTP status; None: not read), kept for the host so
+    # that the first harvest need not ask again
+    robots_txt: str | None = None
+    robots_status: int | None = None
+    crawl_delay: float | None = None
 
     def describe(self) -> str:
         what = self.platform + (f" {self.version}" if self.version else "")

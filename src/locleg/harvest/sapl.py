@@ -7,17 +7,19 @@ the same transaction that stores its results:
 
 Every cycle lists every norm: SAPL has no cheaper way to learn which norms were deleted, and
 `get_all` makes the whole listing one request. Only new and changed rows are written (a row
-changed when its `data_ultima_atualizacao` or file moved), so a daily cycle of an unchanged
-câmara costs one listing and no writes; a weekly cycle rewrites every row. Norms missing from
-a complete listing are marked removed. `relations` closes the cycle. Files found on the way
-are queued as `file` requests and fetched by the polite scheduler (see engine.py).
+changed when its `data_ultima_atualizacao` or file moved: listed.py), so a daily cycle of an
+unchanged câmara costs one listing and no writes; a weekly cycle rewrites every row. Norms
+missing from a complete listing are marked removed. `relations` closes the cycle. Files found
+on the way are queued as `file` requests and fetched by the polite scheduler (engine.py).
+
+`PLATFORM` is this module's face to the engine (platform.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -27,15 +29,15 @@ import httpx
 from protego import Protego
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import SQLAlchemyError
 
 from ..enrich.types import normalize_type
 from ..errors import UserError
 from ..store import utcnow
-from ..store.harvest_schema import sapl_norm, sapl_relation
+from ..store.harvest_schema import listed_norm, sapl_relation
 from ..store.schema import document, enrich_queue, record
-from . import frontier, rows
+from . import frontier, listed, platform, rows
 from .jsonread import iter_json_array, loads
+from .listed import MAX_PROBLEMS_PER_REQUEST, chain, file_request
 from .net import (
     ROBOTS_AGENT,
     USER_AGENT,
@@ -43,28 +45,27 @@ from .net import (
     Guard,
     Resolver,
     fetch,
-    host_key,
     make_client,
+    normalize_base_url,
     read_capped,
     retry_after_seconds,
     status_error,
 )
+from .platform import ANEXO, TEXTO_INTEGRAL, ListedNorm, NotThisPlatform
 
 if TYPE_CHECKING:
     from .engine import Harvest, SourceContext
 
-PLATFORM = "sapl"
-TEXTO_INTEGRAL = "texto_integral"
-ANEXO = "anexo"
-BATCH = 1000
-MAX_PROBLEMS_PER_REQUEST = 20  # bad rows recorded one by one; the rest only counted
+NAME = "sapl"
+# Lower runs first on a host: the metadata chain before the files it reveals (8).
+PRIORITY = {"casa": 0, "types": 1, "vtypes": 2, "norms": 3, "anexos": 4, "relations": 5}
 
 
-class NotSapl(UserError):
+class NotSapl(NotThisPlatform):
     """A URL that is not a SAPL 3.1 we can harvest (a 2.5, an older 3.1, another site)."""
 
 
-class Unreachable(NotSapl):
+class Unreachable(UserError):
     """Nothing answered at that URL (no such host, refused, timed out)."""
 
 
@@ -98,23 +99,19 @@ class Capabilities:
         return 100 if version_tuple(self.version) >= (3, 1, 162) else 50
 
 
+def capabilities(ctx: SourceContext) -> Capabilities:
+    """What the source's SAPL can do, by the version its last cycle read."""
+    return Capabilities(ctx.version)
+
+
+def norm_types(ctx: SourceContext) -> dict:
+    """The source's norm types as its last cycle read them: id -> {descricao, lexml}."""
+    return ctx.state.get("types", {})
+
+
 def api_url(base_url: str, path: str, **params: Any) -> str:
     query = urlencode({k: v for k, v in params.items() if v is not None})
     return f"{base_url.rstrip('/')}/api/{path.strip('/')}/" + (f"?{query}" if query else "")
-
-
-def normalize_base_url(url: str) -> str:
-    url = url.strip()
-    if "://" not in url:
-        url = "https://" + url
-    parts = urlsplit(url)
-    try:
-        parts.port  # noqa: B018 (raises on a port out of range)
-    except ValueError:
-        raise UserError(f"not a valid URL (port): {url!r}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UserError(f"not an http(s) URL: {url!r}")
-    return urlunsplit((parts.scheme, parts.netloc.lower(), parts.path.rstrip("/"), "", ""))
 
 
 def rebase_file_url(url: str, base_url: str) -> str:
@@ -144,13 +141,10 @@ def file_url(value: Any, base_url: str) -> str | None:
 
 
 @dataclass
-class Probe:
-    base_url: str
-    version: str | None
+class Probe(platform.Probe):
+    """A SAPL 3.1 found: its casa legislativa (also in state["casa"]) and the waits it took."""
+
     casa: dict = field(default_factory=dict)
-    robots_txt: str | None = None
-    robots_status: int | None = None
-    crawl_delay: float | None = None
     waited: float = 0.0  # seconds spent on Retry-After and the Crawl-delay
 
     def describe(self) -> str:
@@ -264,8 +258,10 @@ async def _probe(prober: _Prober, base_url: str) -> Probe:
             await _require_norm_api(prober, base_url, version)
         keep = {k: rows.text(house.get(k)) for k in ("nome", "sigla", "municipio", "uf",
                                                      "endereco_web")}
-        return Probe(base_url, version, keep, prober.robots_txt, prober.robots_status,
-                     prober.crawl_delay, prober.waited)
+        return Probe(NAME, base_url, version, title=keep.get("nome"),
+                     state={"version": version, "casa": keep}, robots_txt=prober.robots_txt,
+                     robots_status=prober.robots_status, crawl_delay=prober.crawl_delay,
+                     casa=keep, waited=prober.waited)
     home = await prober.get(base_url + "/")
     if home.status >= 500:
         raise Busy(f"{base_url} answered HTTP {home.status} (server error): try again later")
@@ -344,7 +340,7 @@ def parse_norm(item: Any, ctx: SourceContext) -> tuple[dict, list[str]]:
     if native_id is None:
         raise ValueError(f"a norm without an integer id: {rows.text(repr(item)[:120])}")
     notes = []
-    tipo = ctx.types.get(str(rows.label(item.get("tipo"))))
+    tipo = norm_types(ctx).get(str(rows.label(item.get("tipo"))))
     if tipo:
         type_raw = tipo["descricao"]
         type_normalized = tipo["lexml"] or normalize_type(type_raw)
@@ -368,108 +364,22 @@ def parse_norm(item: Any, ctx: SourceContext) -> tuple[dict, list[str]]:
         "year": year, "date": rows.iso_date(item.get("data")),
         "ementa": rows.text(item.get("ementa")),
         "url": f"{ctx.base_url}/norma/{native_id}",
-        "updated": rows.text(item.get("data_ultima_atualizacao"), sapl_norm.c.updated),
+        "updated": rows.text(item.get("data_ultima_atualizacao"), listed_norm.c.marker),
         "texto_integral": texto,
     }, notes
 
 
-@dataclass
-class Written:
-    """What a batch of listed norms did to the corpus."""
-
-    listed: int = 0
-    written: int = 0  # new or changed rows stored
-    problems: list[tuple[str, str]] = field(default_factory=list)  # (subject, message)
-
-
-def write_norms(conn: Connection, h: Harvest, ctx: SourceContext, batch: list[dict],
-                seen_at: datetime, rewrite: bool) -> Written:
-    """Store the new and changed norms of a batch, their texto integral, and queue files.
-
-    A norm changed when its data_ultima_atualizacao or its file did, or it had been marked
-    removed; with `rewrite`, every row is written. The files of a changed norm (texto
-    integral and anexos) are asked for again, conditionally.
-    """
-    by_native = {r["native_id"]: r for r in batch}  # a row twice (paging drift): last wins
-    known = {r.native_id: r for r in conn.execute(
-        select(sapl_norm.c.native_id, sapl_norm.c.updated, sapl_norm.c.texto_integral,
-               sapl_norm.c.record_id, record.c.removed_at)
-        .join(record, record.c.id == sapl_norm.c.record_id)
-        .where(sapl_norm.c.source_id == ctx.id, sapl_norm.c.native_id.in_(list(by_native)))
-    )}
-    changed = [r for r in by_native.values() if rewrite or r["native_id"] not in known
-               or _differs(known[r["native_id"]], r)]
-    done = Written(listed=len(by_native), written=len(changed))
-    if not changed:
-        return done
-    ids = h.store.upsert_records(conn, ctx.id, changed, seen_at)
-    new_state, changed_state, revisit = [], [], []
-    for r in changed:
-        old = known.get(r["native_id"])
-        state = {"native_id": r["native_id"], "updated": r["updated"],
-                 "texto_integral": r["texto_integral"]}
-        if old is None:
-            new_state.append({**state, "source_id": ctx.id, "record_id": ids[r["native_id"]]})
-            continue
-        if _differs(old, r):
-            changed_state.append({"b_native": r["native_id"], "b_updated": r["updated"],
-                                  "b_texto": r["texto_integral"]})
-            revisit.append(ids[r["native_id"]])
-        if old.texto_integral and old.texto_integral != r["texto_integral"]:
-            # The norm now names another file (or none): the old document left the source.
-            conn.execute(update(document).where(
-                document.c.record_id == ids[r["native_id"]],
-                document.c.url == old.texto_integral, document.c.removed_at.is_(None))
-                .values(removed_at=seen_at))
-    if new_state:
-        insert = sapl_norm.insert()
-        if conn.dialect.name == "postgresql":  # multi-row VALUES batches (insertmanyvalues)
-            insert = insert.returning(sapl_norm.c.native_id)
-        conn.execute(insert, new_state)
-    if changed_state:
-        conn.execute(update(sapl_norm).where(sapl_norm.c.source_id == ctx.id,
-                                             sapl_norm.c.native_id == bindparam("b_native"))
-                     .values(updated=bindparam("b_updated"),
-                             texto_integral=bindparam("b_texto")), changed_state)
-    docs = [{"record_id": ids[r["native_id"]], "url": r["texto_integral"],
-             "role": TEXTO_INTEGRAL}
-            for r in changed if r["texto_integral"]]
-    stored = h.store.ensure_documents(conn, docs) if docs else {}
-    wanted = [file_request(ctx, d["url"], stored[(d["record_id"], d["url"])]["id"])
-              for d in docs if stored[(d["record_id"], d["url"])]["current_version_id"] is None]
-    wanted += _files_of(conn, ctx, revisit)
-    wanted = list({w["url"]: w for w in wanted}.values())
-    frontier.enqueue(conn, wanted)
-    if wanted:
-        h.wake({w["host"] for w in wanted})
-    return done
+def listed_of(row: dict) -> ListedNorm:
+    """A parsed norm row as listed.py stores it: the marker is data_ultima_atualizacao, the
+    file its texto integral (anexos come from their own table)."""
+    fields = {k: v for k, v in row.items() if k not in ("native_id", "updated", "texto_integral")}
+    files = [(row["texto_integral"], TEXTO_INTEGRAL)] if row["texto_integral"] else []
+    return ListedNorm(row["native_id"], fields, row["updated"], files)
 
 
-def _differs(old: Any, row: dict) -> bool:
-    return old.removed_at is not None or (old.updated, old.texto_integral) != (
-        row["updated"], row["texto_integral"])
-
-
-def _files_of(conn: Connection, ctx: SourceContext, record_ids: list[int]) -> list[dict]:
-    """File requests for every stored document of these records (their listing changed)."""
-    if not record_ids:
-        return []
-    found = conn.execute(
-        select(document.c.id, document.c.url)
-        .where(document.c.record_id.in_(record_ids), document.c.removed_at.is_(None),
-               document.c.url.like("http%"))
-    ).all()
-    return [file_request(ctx, d.url, d.id) for d in found]
-
-
-def file_request(ctx: SourceContext, url: str, document_id: int) -> dict:
-    return {"source_id": ctx.id, "host": host_key(url), "kind": frontier.FILE, "url": url,
-            "payload": {"document_id": document_id}}
-
-
-def chain(ctx: SourceContext, kind: str, url: str, payload: dict) -> dict:
-    return {"source_id": ctx.id, "host": host_key(url), "kind": kind, "url": url,
-            "payload": payload}
+def step(ctx: SourceContext, kind: str, url: str, payload: dict) -> dict:
+    """A step of SAPL's chain, at its priority on the host."""
+    return chain(ctx, kind, url, payload, priority=PRIORITY[kind])
 
 
 # -- the handlers of a cycle ------------------------------------------------------------------
@@ -480,8 +390,8 @@ def start_cycle(conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
     frontier.retry_failed(conn, ctx.id)
     payload = {"mode": "full" if rewrite else "changes", "cycle": utcnow().isoformat(),
                "complete": True}
-    frontier.enqueue(conn, [chain(ctx, "casa", api_url(ctx.base_url, "base/casalegislativa"),
-                                  payload)])
+    frontier.enqueue(conn, [step(ctx, "casa", api_url(ctx.base_url, "base/casalegislativa"),
+                                 payload)])
 
 
 async def handle(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
@@ -499,7 +409,7 @@ async def _casa(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
 
     def write(conn: Connection) -> None:
         h.save_state(conn, ctx, version=version)
-        frontier.enqueue(conn, [chain(ctx, "types", next_url, req.payload)])
+        frontier.enqueue(conn, [step(ctx, "types", next_url, req.payload)])
         frontier.complete(conn, [req.id])
 
     await h.db(write)
@@ -522,8 +432,8 @@ async def _types(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
             descricao = rows.text(r.get("descricao")) or rows.text(r.get("__str__")) or ""
             lexml = (rows.text(r.get("equivalente_lexml")) or "").strip().lower()[:64]
             types[str(r["id"])] = {"descricao": descricao[:200], "lexml": lexml or None}
-        nxt_req = chain(ctx, "vtypes", api_url(ctx.base_url, "norma/tipovinculonormajuridica",
-                                               page_size=100), req.payload)
+        nxt_req = step(ctx, "vtypes", api_url(ctx.base_url, "norma/tipovinculonormajuridica",
+                                              page_size=100), req.payload)
         state = {"types": types}
     else:
         vtypes = {str(r["id"]): {
@@ -532,7 +442,7 @@ async def _types(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
             "descricao_passiva": rows.text(r.get("descricao_passiva")),
             "revoga_integralmente": rows.boolean(r.get("revoga_integralmente")),
         } for r in found}
-        nxt_req = chain(ctx, "norms", listing_url(ctx), {**req.payload, "page": 1})
+        nxt_req = step(ctx, "norms", listing_url(ctx), {**req.payload, "page": 1})
         state = {"vtypes": vtypes}
 
     def write(conn: Connection) -> None:
@@ -550,79 +460,36 @@ def _same_origin(link: str, base_url: str) -> str:
 
 
 def listing_url(ctx: SourceContext, page: int = 1) -> str:
-    caps = ctx.capabilities
+    caps = capabilities(ctx)
     if caps.get_all:
         return api_url(ctx.base_url, "norma/normajuridica", get_all="true", o="id")
     return api_url(ctx.base_url, "norma/normajuridica", o="id", page=page,
                    page_size=caps.page_size)
 
 
-class _Listing:
-    """One listing request's rows: parsed one by one, written in batches, bad ones noted."""
-
-    def __init__(self, h: Harvest, ctx: SourceContext, url: str, payload: dict) -> None:
-        self.h, self.ctx, self.url = h, ctx, url
-        # Pages are written whole: the rows' last_seen_at is how removals are found at the
-        # end of a paged listing (a get_all listing keeps its id set instead).
-        self.rewrite = payload.get("mode") == "full" or "get_all=true" not in url
-        self.seen_at = datetime.fromisoformat(payload["seen_since"])
-        self.native_ids: set[str] = set()
-        self.batch: list[dict] = []
-        self.done = Written()
-        self.bad = 0
-
-    def add(self, item: Any) -> None:
-        try:
-            row, notes = parse_norm(item, self.ctx)
-        except ValueError as e:
-            self.note(self.url, f"skipped a bad norm row: {e}")
-            return
-        for message in notes:
-            self.note(row["url"], f"norm {row['native_id']}: {message}")
-        self.native_ids.add(row["native_id"])
-        self.batch.append(row)
-
-    def note(self, subject: str, message: str) -> None:
-        self.bad += 1
-        if len(self.done.problems) < MAX_PROBLEMS_PER_REQUEST:
-            self.done.problems.append((subject, message))
-
-    async def flush(self) -> None:
-        batch, self.batch = self.batch, []
-        if batch:
-            self._add(await self.h.db(self._write, batch))
-
-    def _add(self, written: Written) -> None:
-        self.done.listed += written.listed
-        self.done.written += written.written
-        for subject, message in written.problems:
-            self.note(subject, message)
-
-    def _write(self, conn: Connection, batch: list[dict]) -> Written:
-        return write_norms(conn, self.h, self.ctx, batch, self.seen_at, self.rewrite)
-
-    async def write_one_by_one(self, batch: list[dict]) -> None:
-        """A batch the database refused: each row alone, so one bad row costs only itself."""
-        for row in batch:
-            try:
-                self._add(await self.h.db(self._write, [row]))
-            except (SQLAlchemyError, ValueError, OverflowError) as e:
-                self.note(row["url"], f"norm {row['native_id']} could not be stored: "
-                          f"{type(e).__name__}: {str(e).splitlines()[0][:300]}")
+def _listing(h: Harvest, ctx: SourceContext, url: str, payload: dict) -> listed.Listing:
+    # Pages are written whole: the rows' last_seen_at is how removals are found at the end
+    # of a paged listing (a get_all listing keeps its id set instead).
+    rewrite = payload.get("mode") == "full" or "get_all=true" not in url
+    return listed.Listing(h, ctx, url, datetime.fromisoformat(payload["seen_since"]), rewrite)
 
 
-async def _write_batches(listing: _Listing) -> None:
-    batch = listing.batch
+def _add(listing: listed.Listing, item: Any) -> None:
+    """One norm row of a listing, parsed; a bad row or field is noted, never fatal."""
     try:
-        await listing.flush()
-    except (SQLAlchemyError, ValueError, OverflowError):
-        await listing.write_one_by_one(batch)
+        row, notes = parse_norm(item, listing.ctx)
+    except ValueError as e:
+        listing.note(listing.url, f"skipped a bad norm row: {e}")
+        return
+    for message in notes:
+        listing.note(row["url"], f"norm {row['native_id']}: {message}")
+    listing.add(listed_of(row))
 
 
 async def _norms(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
     payload = dict(req.payload)
     payload.setdefault("seen_since", utcnow().isoformat())
-    listing = _Listing(h, ctx, req.url, payload)
+    listing = _listing(h, ctx, req.url, payload)
     nxt = None
     try:
         if "get_all=true" in req.url:
@@ -631,32 +498,39 @@ async def _norms(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
             data = json_body(await h.get(ctx, req.url), req.url)
             items, nxt = page_results(data, req.url)
             for item in items:
-                listing.add(item)
-            await _write_batches(listing)
+                _add(listing, item)
+            await listing.write()
     except FetchError as e:
         if e.status == 404 and payload.get("page", 1) > 1:
             # "Página inválida.": the listing shrank while we paged through it.
             await h.problem(ctx, "harvest", req.url, f"{e} (past the end: the listing changed "
                             "while paging; removals are not marked this cycle)")
             payload["complete"] = False
-            await h.db(_replace, req, [_anexos_request(ctx, payload)])
+            await h.db(listed.replace, req, [_anexos_request(ctx, payload)])
             return
         raise
-    await _record_notes(h, ctx, req.url, listing)
+    await listing.record_notes()
     h.count(ctx, "norms", listing.done.listed)
     if nxt:
         page = payload.get("page", 1) + 1
-        following = chain(ctx, "norms", listing_url(ctx, page), {**payload, "page": page})
-        await h.db(_replace, req, [following])
-    elif "get_all=true" in req.url:
-        removed = await h.db(_close_listing, h, req, ctx, listing.native_ids, listing.seen_at,
-                             [_anexos_request(ctx, payload)])
-        h.count(ctx, "removed", removed)
-    else:
-        await h.db(_replace, req, [_anexos_request(ctx, payload)])
+        following = step(ctx, "norms", listing_url(ctx, page), {**payload, "page": page})
+        await h.db(listed.replace, req, [following])
+        return
+
+    def close(conn: Connection) -> int:
+        # The listing is complete: what it no longer holds left the câmara.
+        if "get_all=true" in req.url:
+            removed = listed.close_listing(conn, h, ctx, listing.native_ids, listing.seen_at)
+        else:
+            removed = listed.close_seen(conn, h, ctx, listing.seen_at)
+        listed.replace(conn, req, [_anexos_request(ctx, payload)])
+        return removed
+
+    h.count(ctx, "removed", await h.db(close))
 
 
-async def _stream_listing(h: Harvest, ctx: SourceContext, url: str, listing: _Listing) -> None:
+async def _stream_listing(h: Harvest, ctx: SourceContext, url: str,
+                          listing: listed.Listing) -> None:
     """A get_all listing, parsed as it arrives; one batch written while the next is read."""
     async with h.stream(ctx, url) as response:
         if response.status_code != 200:
@@ -667,62 +541,30 @@ async def _stream_listing(h: Harvest, ctx: SourceContext, url: str, listing: _Li
         writing: asyncio.Task | None = None
         batches = 0
         async for item in iter_json_array(response.aiter_bytes(), url):
-            listing.add(item)
+            _add(listing, item)
             if len(listing.batch) >= h.config.batch:
                 if writing is not None:
                     await writing
                 batches += 1
                 if batches in (2, 10) or batches % 50 == 0:
                     await h.analyze()
-                writing = asyncio.create_task(_write_batches(listing))
+                writing = asyncio.create_task(listing.write())
                 await asyncio.sleep(0)  # let the task take its batch before the next rows
         if writing is not None:
             await writing
-        await _write_batches(listing)
-
-
-async def _record_notes(h: Harvest, ctx: SourceContext, url: str, listing: _Listing) -> None:
-    for subject, message in listing.done.problems:
-        await h.problem(ctx, "harvest", subject, message)
-    hidden = listing.bad - len(listing.done.problems)
-    if hidden > 0:
-        await h.problem(ctx, "harvest", url, f"{hidden:,} more bad rows or fields in this "
-                        "listing (not recorded one by one)")
-
-
-def _close_listing(conn: Connection, h: Harvest, req: frontier.Request, ctx: SourceContext,
-                   listed: set[str], seen_at: datetime, following: list[dict]) -> int:
-    """A complete get_all listing: norms it no longer holds are marked removed, never deleted;
-    the rest were seen now."""
-    current = conn.execute(
-        select(sapl_norm.c.native_id, sapl_norm.c.record_id)
-        .join(record, record.c.id == sapl_norm.c.record_id)
-        .where(sapl_norm.c.source_id == ctx.id, record.c.removed_at.is_(None))
-    ).all()
-    gone = [r.record_id for r in current if r.native_id not in listed]
-    h.store.remove_records(conn, gone, seen_at)
-    conn.execute(update(record).where(record.c.source_id == ctx.id,
-                                      record.c.removed_at.is_(None),
-                                      record.c.last_seen_at < seen_at)
-                 .values(last_seen_at=seen_at))
-    _replace(conn, req, following)
-    return len(gone)
-
-
-def _replace(conn: Connection, req: frontier.Request, following: list[dict]) -> None:
-    frontier.enqueue(conn, following)
-    frontier.complete(conn, [req.id])
+        await listing.write()
 
 
 def _anexos_request(ctx: SourceContext, payload: dict) -> dict:
     payload = {k: v for k, v in payload.items() if k != "page"}
-    return chain(ctx, "anexos", _table_url(ctx, "norma/anexonormajuridica"), payload)
+    return step(ctx, "anexos", _table_url(ctx, "norma/anexonormajuridica"), payload)
 
 
 def _table_url(ctx: SourceContext, path: str, page: int = 1) -> str:
-    if ctx.capabilities.get_all:
+    caps = capabilities(ctx)
+    if caps.get_all:
         return api_url(ctx.base_url, path, get_all="true")
-    return api_url(ctx.base_url, path, o="id", page=page, page_size=ctx.capabilities.page_size)
+    return api_url(ctx.base_url, path, o="id", page=page, page_size=caps.page_size)
 
 
 async def _all_rows(h: Harvest, ctx: SourceContext, url: str) -> list[dict]:
@@ -741,7 +583,9 @@ async def _all_rows(h: Harvest, ctx: SourceContext, url: str) -> list[dict]:
 
 async def _anexos(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
     found = await _all_rows(h, ctx, req.url)
-    nxt = chain(ctx, "relations", _table_url(ctx, "norma/normarelacionada"), req.payload)
+    # The last step: should it fail for good, the engine closes the cycle as incomplete.
+    nxt = step(ctx, "relations", _table_url(ctx, "norma/normarelacionada"),
+               {**req.payload, "closes_cycle": True})
     problems = await h.db(_write_anexos, h, ctx, req, found, nxt)
     for subject, message in problems[:MAX_PROBLEMS_PER_REQUEST]:
         await h.problem(ctx, "harvest", subject, message)
@@ -752,7 +596,7 @@ async def _anexos(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None
 
 def _write_anexos(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request,
                   found: list[dict], nxt: dict) -> list[tuple[str, str]]:
-    record_ids = _record_ids(conn, ctx.id)
+    record_ids = listed.record_ids(conn, ctx.id)
     problems, docs = [], []
     for r in found:
         norm_native = rows.native_id(r.get("norma"))
@@ -773,31 +617,22 @@ def _write_anexos(conn: Connection, h: Harvest, ctx: SourceContext, req: frontie
     stored = h.store.ensure_documents(conn, docs) if docs else {}
     wanted = [file_request(ctx, d["url"], stored[(d["record_id"], d["url"])]["id"])
               for d in docs if stored[(d["record_id"], d["url"])]["current_version_id"] is None]
-    frontier.enqueue(conn, wanted)
+    listed.queue_files(conn, h, wanted)
     if req.payload.get("complete", True):
         # Anexos leave no trace when deleted: those no longer listed are marked removed.
-        listed = {(d["record_id"], d["url"]) for d in docs}
+        still = {(d["record_id"], d["url"]) for d in docs}
         current = conn.execute(
             select(document.c.id, document.c.record_id, document.c.url)
             .join(record, record.c.id == document.c.record_id)
             .where(record.c.source_id == ctx.id, document.c.role == ANEXO,
                    document.c.removed_at.is_(None))
         ).all()
-        gone = [d.id for d in current if (d.record_id, d.url) not in listed]
+        gone = [d.id for d in current if (d.record_id, d.url) not in still]
         if gone:
             conn.execute(update(document).where(document.c.id.in_(gone))
                          .values(removed_at=utcnow()))
-    frontier.enqueue(conn, [nxt])
-    frontier.complete(conn, [req.id])
-    if wanted:
-        h.wake({w["host"] for w in wanted})
+    listed.replace(conn, req, [nxt])
     return problems
-
-
-def _record_ids(conn: Connection, source_id: int) -> dict[str, int]:
-    """SAPL's norm ids -> the corpus's records of them."""
-    return dict(conn.execute(select(sapl_norm.c.native_id, sapl_norm.c.record_id)
-                             .where(sapl_norm.c.source_id == source_id)).all())
 
 
 async def _relations(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
@@ -812,7 +647,7 @@ async def _relations(h: Harvest, ctx: SourceContext, req: frontier.Request) -> N
 def _write_relations(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request,
                      found: list[dict]) -> int:
     now = utcnow()
-    record_ids = _record_ids(conn, ctx.id)
+    record_ids = listed.record_ids(conn, ctx.id)
     vtypes = ctx.state.get("vtypes", {})
     known = {r.native_id: r for r in conn.execute(
         select(sapl_relation.c.native_id, sapl_relation.c.tipo_sigla, sapl_relation.c.record_id,
@@ -875,5 +710,29 @@ def _write_relations(conn: Connection, h: Harvest, ctx: SourceContext, req: fron
 HANDLERS = {"casa": _casa, "types": _types, "vtypes": _types, "norms": _norms,
             "anexos": _anexos, "relations": _relations}
 
-__all__ = ["Capabilities", "NotSapl", "Unreachable", "Busy", "Probe", "probe", "parse_norm",
-           "iter_json_array", "normalize_base_url", "rebase_file_url", "start_cycle", "handle"]
+
+class Sapl:
+    """SAPL 3.1 through its REST API (platform.Platform)."""
+
+    name = NAME
+    title = "SAPL 3.1 (REST API)"
+
+    def normalize_url(self, url: str) -> str:
+        return normalize_base_url(url)
+
+    async def probe(self, url: str, *, resolver: Resolver | None = None,
+                    on_wait: Callable[[float, str], None] | None = None) -> Probe:
+        return await probe(self.normalize_url(url), resolver, on_wait=on_wait)
+
+    def start_cycle(self, conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
+        start_cycle(conn, ctx, rewrite)
+
+    def handle(self, h: Harvest, ctx: SourceContext, req: frontier.Request) -> Awaitable[None]:
+        return handle(h, ctx, req)
+
+
+PLATFORM = Sapl()
+
+__all__ = ["PLATFORM", "Capabilities", "NotSapl", "Unreachable", "Busy", "Probe", "probe",
+           "parse_norm", "iter_json_array", "normalize_base_url", "rebase_file_url",
+           "start_cycle", "handle"]

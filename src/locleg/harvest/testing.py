@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 
 from ..corpus import Corpus
-from ..store.harvest_schema import harvest_request, sapl_norm, sapl_relation
+from ..store.harvest_schema import harvest_request, listed_norm, sapl_relation
 from ..store.schema import document, norm, problem, record, source, version
 from .engine import HarvestConfig, HarvestReport, harvest
 from .net import Resolver, parse_overrides
@@ -48,7 +48,7 @@ def run(corpus: Corpus, source_ids: list[int] | None = None, *,
 def counts(corpus: Corpus) -> dict[str, int]:
     """Row counts that a complete harvest determines (for resume and idempotence checks)."""
     tables = {"records": record, "documents": document, "versions": version,
-              "sapl_norms": sapl_norm, "relations": sapl_relation,
+              "listed_norms": listed_norm, "relations": sapl_relation,
               "frontier": harvest_request}
     with corpus.store.engine.connect() as conn:
         found = {name: conn.scalar(select(func.count()).select_from(t))

@@ -1,6 +1,7 @@
-"""The harvester's tables: the persistent frontier, host politeness state, SAPL norms and vínculos.
+"""The harvester's tables: the persistent frontier, host politeness state, listed norms, vínculos.
 
-Defined on the corpus `metadata`; migrations 0002 and 0010 (host claims) create exactly this.
+Defined on the corpus `metadata`; migrations 0002, 0010 (host claims) and 0011 (listed_norm,
+once sapl_norm) create exactly this.
 """
 
 from __future__ import annotations
@@ -60,16 +61,21 @@ harvest_request = Table(
 Index("ix_harvest_request_host", harvest_request.c.host, harvest_request.c.state,
       harvest_request.c.priority, harvest_request.c.not_before)
 
-# What the harvester last saw of each SAPL norm: enough to tell a changed norm and its files.
-sapl_norm = Table(
-    "sapl_norm",
+# What the harvester last saw of each listed norm, whatever its platform (harvest/listed.py):
+# enough to tell a changed norm and the files it no longer lists.
+listed_norm = Table(
+    "listed_norm",
     metadata,
     Column("source_id", Integer, ForeignKey("source.id"), primary_key=True,
            autoincrement=False),
-    Column("native_id", Text, primary_key=True),
+    Column("native_id", Text, primary_key=True),  # the publisher's id of the norm
     Column("record_id", Integer, ForeignKey("record.id"), nullable=False),
-    Column("updated", Text),  # data_ultima_atualizacao as SAPL wrote it (may be null)
-    Column("texto_integral", Text),  # the file URL as listed, null when none
+    # What changes when the publisher changes the norm (SAPL's data_ultima_atualizacao, an
+    # OAI datestamp, a digest of a detail page); may be null.
+    Column("marker", Text),
+    # Its files as listed, JSON [[url, role], ...] (texto integral first): several per norm
+    # on some platforms, so a list, read back whole (never queried by URL).
+    Column("files", Text, nullable=False),
 )
 
 # Vínculos between norms (normarelacionada + tipovinculonormajuridica), by SAPL native ids.
