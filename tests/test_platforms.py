@@ -285,7 +285,7 @@ def test_sources_add_refuses_an_unknown_platform_name(tmp_path):
     result = run_cli("sources", "add", "gopher", "http://x.example", "-j", str(JUAZEIRO),
                      corpus=folder)
     assert result.returncode == 2 and result.stderr.count("\n") == 1
-    assert "unknown platform 'gopher': one of sapl" in result.stderr
+    assert "unknown platform 'gopher': one of sapl, querido-diario" in result.stderr
 
 
 # -- storage: sapl_norm's rows live on as listed_norm's ----------------------------------------
