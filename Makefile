@@ -33,7 +33,7 @@ demo: install
 	rm -rf $(DEMO)
 	$(BIN)/locleg init $(DEMO)
 	@echo "== a local dump: born-digital PDFs, a scan, HTML and TXT, with a manifest"
-	$(BIN)/python -m locleg.samples $(DEMO)/sample-documents --corpus $(DEMO)
+	$(BIN)/python -m locleg.fixtures.samples $(DEMO)/sample-documents --corpus $(DEMO)
 	$(BIN)/locleg import $(DEMO)/sample-documents/manifest.csv --corpus $(DEMO)
 	$(MAKE) --no-print-directory demo-harvest
 	@echo "== text of every document, OCR included"
@@ -49,7 +49,7 @@ demo: install
 DEMO_SAPL_DELAY ?= 0.2
 demo-harvest:
 	@echo "== a SAPL câmara (Juazeiro) served on 127.0.0.1:$(DEMO_SAPL_PORT), harvested politely"
-	$(BIN)/python -m locleg.harvest.fixture_server --port $(DEMO_SAPL_PORT) \
+	$(BIN)/python -m locleg.fixtures.sapl_server --port $(DEMO_SAPL_PORT) \
 		--crawl-delay $(DEMO_SAPL_DELAY) --pidfile $(DEMO)/sapl.pid && \
 	trap 'kill $$(cat $(DEMO)/sapl.pid) 2>/dev/null; rm -f $(DEMO)/sapl.pid' EXIT && \
 	trap 'exit 130' INT TERM HUP && \

@@ -33,7 +33,7 @@ from tests.citation_labels import load  # noqa: E402
 from tests.seed000_text import PAGES  # noqa: E402
 
 from locleg.enrich.citations import citation_key, find_citations  # noqa: E402
-from locleg.samples import sample_text  # noqa: E402
+from locleg.fixtures.laws import sample_text  # noqa: E402
 
 TARGET_PRECISION = 0.95
 TARGET_RECALL = 0.90

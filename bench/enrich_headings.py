@@ -33,7 +33,7 @@ from locleg.enrich.heading_cases import (
 )
 from locleg.enrich.reread import REREAD_DPIS, reread_heading
 from locleg.extract import extract
-from locleg.samples import image_pdf
+from locleg.fixtures.documents import image_pdf
 
 FIELDS = ("type", "number", "date", "year")
 TARGET_PAGES_S = 2000

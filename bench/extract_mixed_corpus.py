@@ -14,7 +14,7 @@ from pathlib import Path
 
 from extract_common import corpus_with, law_pages, load_note, paragraphs, row
 from locleg.extraction import default_workers, extract_versions
-from locleg.samples import born_digital_pdf, image_pdf, scanned_page
+from locleg.fixtures.documents import born_digital_pdf, image_pdf, scanned_page
 
 
 def build(documents: int) -> dict[str, bytes]:

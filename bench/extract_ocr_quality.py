@@ -3,14 +3,14 @@ confidence we record tracks word accuracy, on synthetic scans of law pages at se
 
 Each page is printed from known lines, so the ground truth is exact.
 
-1. Municipal scans (`samples.municipal_scan`): 200 dpi grayscale stored as JPEG in a PDF,
+1. Municipal scans (`documents.municipal_scan`): 200 dpi grayscale stored as JPEG in a PDF,
    faded and dotted print, a ruled table, a PROTOCOLO stamp over the signature, the heading
    "LEI MUNICIPAL Nº 1.167, DE 02 DE ABRIL DE 2014"; and a 150-dpi blurred one. Each page is
    read three ways in the same run: at the scan's own resolution, rendered by pdfium at 300
    dpi, and at its own resolution resampled to 300 dpi with Lanczos (the pipeline's way).
    Then the same page damaged (a stain over Art. 2, two table rows faded away): the
    confidence against the real share of words read.
-2. Law pages (`samples.scanned_page`): 300 dpi clean, 200 dpi, 150 dpi blurred, 200 dpi
+2. Law pages (`documents.scanned_page`): 300 dpi clean, 200 dpi, 150 dpi blurred, 200 dpi
    rotated 1.5° (a crooked feed), and 100 dpi blurred, through the pipeline.
 3. Text layers of known quality against the text-layer confidence.
 
@@ -32,7 +32,7 @@ from extract_common import error_rates, law_pages, load_note, row
 from locleg.extract import extract, ocr
 from locleg.extract.lexicon import assess
 from locleg.extract.normalize import normalize_text
-from locleg.samples import (
+from locleg.fixtures.documents import (
     MUNICIPAL_HEADING,
     image_pdf,
     jpeg_pdf,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from extract_common import law_pages, load_note, median_time, row
 from locleg.extract import extract
-from locleg.samples import text_pdf
+from locleg.fixtures.documents import text_pdf
 
 
 def build(folder: Path, pages: int, per_document: int = 10) -> list[Path]:

@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 from tests.pgserver import PostgresServer  # noqa: E402
 
 from locleg.corpus import init_corpus  # noqa: E402
+from locleg.fixtures.harvesting import add_source  # noqa: E402
 from locleg.harvest.net import Resolver, make_client, parse_overrides  # noqa: E402
-from locleg.harvest.testing import add_source  # noqa: E402
 
 CONCURRENCY = 16
 TARGET_RATE = 200
@@ -47,7 +47,7 @@ def free_port() -> int:
 def start_server(hosts: int, files: int, size: int) -> tuple[subprocess.Popen, int]:
     port = free_port()
     child = subprocess.Popen(
-        [sys.executable, "-m", "locleg.harvest.fixture_server", "--port", str(port),
+        [sys.executable, "-m", "locleg.fixtures.sapl_server", "--port", str(port),
          "--synthetic", str(files), "--camaras", str(hosts), "--files-every", "1",
          "--file-size", str(size), "--crawl-delay", "-1"], stdout=subprocess.DEVNULL)
     for _ in range(100):

@@ -43,7 +43,7 @@ def free_port() -> int:
 def start_server(norms: int, files_every: int) -> tuple[subprocess.Popen, str]:
     port = free_port()
     child = subprocess.Popen(
-        [sys.executable, "-m", "locleg.harvest.fixture_server", "--port", str(port),
+        [sys.executable, "-m", "locleg.fixtures.sapl_server", "--port", str(port),
          "--synthetic", str(norms), "--files-every", str(files_every), "--crawl-delay", "-1"],
         stdout=subprocess.DEVNULL)
     for _ in range(100):

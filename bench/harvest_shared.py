@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from tests.pgserver import PostgresServer  # noqa: E402
 from tests.shared_harvest import Gate, check_logs, corpus_counts, make_corpus  # noqa: E402
 
-from locleg.harvest.fixture_server import FixtureServer, synthetic_camaras  # noqa: E402
+from locleg.fixtures.sapl_server import SaplServer, synthetic_camaras  # noqa: E402
 
 CONCURRENCY = 16
 
@@ -46,14 +46,14 @@ def free_port() -> int:
 
 def serve(port: int, log_path: str, hosts: int, norms: int, delay: float) -> None:
     """The server process: the câmaras on PORT until SIGTERM, then its log as JSON."""
-    server = FixtureServer(synthetic_camaras(hosts, norms, files_every=1, crawl_delay=delay),
+    server = SaplServer(synthetic_camaras(hosts, norms, files_every=1, crawl_delay=delay),
                            port=port).start()
     stopped = []
     signal.signal(signal.SIGTERM, lambda *_: stopped.append(True))
     while not stopped:
         signal.pause()
     server.stop()
-    Path(log_path).write_text(json.dumps([list(r[:5]) for r in server.app.log]))
+    Path(log_path).write_text(json.dumps([list(r[:5]) for r in server.log]))
 
 
 class Server:

@@ -19,8 +19,8 @@ from pathlib import Path
 import psycopg
 
 from locleg.corpus import init_corpus, open_corpus
-from locleg.harvest.fixture_server import Camara, FixtureServer, synthetic_camaras
-from locleg.harvest.testing import add_source, counts
+from locleg.fixtures.harvesting import add_source, counts
+from locleg.fixtures.sapl_server import Camara, SaplServer, synthetic_camaras
 
 
 def make_corpus(folder: Path, url: str, camaras: dict[str, Camara]) -> None:
@@ -33,12 +33,12 @@ def make_corpus(folder: Path, url: str, camaras: dict[str, Camara]) -> None:
         corpus.close()
 
 
-def servers(camaras: dict[str, Camara], n: int) -> list[FixtureServer]:
+def servers(camaras: dict[str, Camara], n: int) -> list[SaplServer]:
     """n fixture servers serving the same câmaras (the same objects), one per process."""
-    return [FixtureServer(camaras).start() for _ in range(n)]
+    return [SaplServer(camaras).start() for _ in range(n)]
 
 
-def start_harvest(folder: Path, server: FixtureServer, *args: str,
+def start_harvest(folder: Path, server: SaplServer, *args: str,
                   lease: float | None = None) -> subprocess.Popen:
     env = {**os.environ, "LOCLEG_CORPUS": str(folder), "LOCLEG_RESOLVE": server.resolve_env(),
            "COLUMNS": "200"}

@@ -21,8 +21,8 @@ from locleg.enrich.citations import (
     find_citations,
     revocation_cycles,
 )
+from locleg.fixtures.laws import sample_text
 from locleg.jurisdictions import load_ibge
-from locleg.samples import sample_text
 from tests.citation_labels import Citing, load
 from tests.seed000_text import PAGES
 

@@ -21,7 +21,7 @@ from locleg.enrich.reread import (
     settle,
 )
 from locleg.extract import Limits, extract
-from locleg.samples import image_file, image_pdf, text_pdf
+from locleg.fixtures.documents import image_file, image_pdf, text_pdf
 from tests.seed000_text import PAGES as SEED_000_OCR
 
 

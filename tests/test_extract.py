@@ -19,7 +19,7 @@ from locleg.extract.lexicon import assess, is_word, legitimate_share
 from locleg.extract.normalize import normalize_text
 from locleg.extract.pdf import Drawing, needs_ocr
 from locleg.extract.sniff import OCTET, checked_media_type
-from locleg.samples import (
+from locleg.fixtures.documents import (
     born_digital_pdf,
     codes_decree_pdf,
     html_law_page,

@@ -23,7 +23,7 @@ from locleg.corpus import init_corpus
 from locleg.extract import Limits
 from locleg.extract_cluster import ClusterError, connect
 from locleg.extraction import extract_versions
-from locleg.samples import born_digital_pdf, html_law_page, image_file, scanned_pdf
+from locleg.fixtures.documents import born_digital_pdf, html_law_page, image_file, scanned_pdf
 from tests.conftest import run_cli
 from tests.test_extraction import (
     LAW,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from locleg.extract import Limits, extract, sniff_media_type
-from locleg.samples import (
+from locleg.fixtures.documents import (
     born_digital_pdf,
     docx_document,
     huge_png,
@@ -106,7 +106,7 @@ def test_rtf_code_page_unicode_and_page_breaks() -> None:
 
 
 def test_legacy_word_document_through_antiword() -> None:
-    # Made once with `soffice --convert-to doc` from samples.docx_document (LibreOffice is not
+    # Made once with `soffice --convert-to doc` from documents.docx_document (LibreOffice is not
     # needed to read it, only to make it).
     result = extract((DATA / "lei-2312-2013.doc").read_bytes())
     assert (result.status, result.method, result.backend) == ("extracted", "doc", "antiword")

@@ -21,8 +21,7 @@ from sqlalchemy import select
 from locleg.corpus import open_corpus
 from locleg.extract import Limits
 from locleg.extraction import document_extraction, extract_versions, plan
-from locleg.importer import import_path
-from locleg.samples import (
+from locleg.fixtures.documents import (
     born_digital_pdf,
     docx_document,
     html_law_page,
@@ -31,6 +30,7 @@ from locleg.samples import (
     scanned_page,
     scanned_pdf,
 )
+from locleg.importer import import_path
 from locleg.search import SearchRequest, search
 from locleg.store.schema import document, extraction
 from tests.conftest import run_cli

@@ -8,10 +8,11 @@ from datetime import date
 import pytest
 from sqlalchemy import inspect, select
 
-from locleg.harvest import sample_camara
+from locleg.fixtures import camara as sample_camara
+from locleg.fixtures.documents import born_digital_pdf
+from locleg.fixtures.harvesting import JUAZEIRO, add_source, counts, problems, run
+from locleg.fixtures.sapl_server import Camara, SaplServer
 from locleg.harvest.discover import host_label
-from locleg.harvest.fixture_server import Camara, FixtureServer
-from locleg.harvest.testing import JUAZEIRO, add_source, counts, problems, run
 from locleg.store.harvest_schema import sapl_relation
 from locleg.store.schema import document, record, version
 from tests.conftest import run_cli
@@ -19,7 +20,7 @@ from tests.conftest import run_cli
 
 @pytest.fixture
 def server():
-    srv = FixtureServer(Camara.juazeiro(crawl_delay=None)).start()
+    srv = SaplServer(Camara.juazeiro(crawl_delay=None)).start()
     yield srv
     srv.stop()
 
@@ -104,26 +105,26 @@ def test_rerun_writes_only_what_changed_and_is_idempotent(corpus, server):
     run(corpus)
     first = counts(corpus)
     changed_at = {k: n["changed_at"] for k, n in _norms(corpus).items()}
-    server.app.log.clear()
+    server.log.clear()
 
     run(corpus, refresh=True)  # nothing changed at the câmara
     assert counts(corpus) == first
     assert {k: n["changed_at"] for k, n in _norms(corpus).items()} == changed_at
     # One request lists every norm (and so every deletion); nothing is filtered by date.
-    listing = [r[3] for r in server.app.requests(path="/norma/normajuridica/")]
+    listing = [r[3] for r in server.requests(path="/norma/normajuridica/")]
     assert listing == ["/api/norma/normajuridica/?get_all=true&o=id"]
-    assert not server.app.requests(path="/media/")  # unchanged norms: files not asked for
+    assert not server.requests(path="/media/")  # unchanged norms: files not asked for
 
     # The câmara edits a norm, adds one and replaces a file (same URL, new bytes).
-    camara = server.app.default
+    camara = server.default
     camara.update_norm(1470, ementa="Ementa corrigida pela câmara.")
     camara.add_norm(numero="2300", ementa="Dispõe sobre o transporte por moto-táxi.",
                     texto_integral="lei_2300.pdf", ano=2026)
     added = max(camara.norms)
     camara.set_file(f"/media/sapl/public/normajuridica/2026/{added}/lei_2300.pdf",
-                    sample_camara.text_pdf("Lei 2300", "moto-táxi"))
+                    born_digital_pdf("Lei 2300", ["moto-táxi"]))
     path_2199 = "/media/sapl/public/normajuridica/2011/1461/lei_2199_de_2011.pdf"
-    camara.set_file(path_2199, sample_camara.text_pdf("Lei 2199", "texto consolidado"))
+    camara.set_file(path_2199, born_digital_pdf("Lei 2199", ["texto consolidado"]))
     camara.update_norm(1461)
     run(corpus, refresh=True)
 
@@ -143,7 +144,7 @@ def test_rerun_writes_only_what_changed_and_is_idempotent(corpus, server):
     assert len(history) == 2 and history[0] != history[1]  # never overwritten
     # Every file of the changed norm 1461 (its texto integral and its two anexos) was asked
     # for again, conditionally; the unchanged anexos answered 304.
-    fetched = {r[3]: r for r in server.app.requests(path="/media/")}
+    fetched = {r[3]: r for r in server.requests(path="/media/")}
     anexos = {p for p in fetched if "anexonormajuridica" in p}
     assert set(fetched) == {path_2199, f"/media/sapl/public/normajuridica/2026/{added}/"
                                        "lei_2300.pdf", *anexos} and len(anexos) == 2
@@ -175,10 +176,10 @@ def sample_camara_norm(native_id: int) -> dict:
 
 def test_old_sapl_without_get_all_is_listed_page_by_page(corpus):
     camara = Camara.juazeiro(crawl_delay=None, version="3.1.150")
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url, version="3.1.150")
         report = run(corpus)
-        listing = [r[3] for r in srv.app.requests(path="/norma/normajuridica/")]
+        listing = [r[3] for r in srv.requests(path="/norma/normajuridica/")]
     assert report.errors == 0
     assert all("page_size=50" in t and "o=id" in t and "get_all" not in t for t in listing)
     assert len(_norms(corpus)) == 25
@@ -220,7 +221,7 @@ def test_sources_add_refuses_what_is_not_a_sapl_31(tmp_path, kind, version, mess
     folder = tmp_path / "c"
     run_cli("init", str(folder), check=True)
     camara = Camara(kind=kind, version=version, crawl_delay=None)
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO), corpus=folder)
     assert result.returncode == 2 and message in result.stderr
     assert result.stderr.count("\n") == 1  # one clear line, no traceback
@@ -258,7 +259,7 @@ def test_discover_sapl_probes_every_municipality_through_a_resolver_override(tmp
         "sapl.salvador.ba.leg.br": Camara(kind="other", crawl_delay=1),
         "sapl.ilheus.ba.leg.br": Camara(kind="sapl25", crawl_delay=1),
     }
-    with FixtureServer(camaras) as srv:
+    with SaplServer(camaras) as srv:
         env = {"LOCLEG_RESOLVE": srv.resolve_env()}
         result = run_cli("discover", "sapl", "--uf", "ba", corpus=folder, env=env, check=True)
         again = run_cli("discover", "sapl", "--uf", "BA", corpus=folder, env=env, check=True)
@@ -280,10 +281,10 @@ def test_discover_sapl_probes_every_municipality_through_a_resolver_override(tmp
 def test_harvest_through_host_names_on_loopback(corpus):
     """Hosts named like real câmaras, served on 127.0.0.1: the source's own host is allowed."""
     camaras = {"sapl.juazeiro.ba.leg.br": Camara.juazeiro(crawl_delay=None)}
-    with FixtureServer(camaras) as srv:
+    with SaplServer(camaras) as srv:
         add_source(corpus, "http://sapl.juazeiro.ba.leg.br")
         report = run(corpus, resolve=srv.resolve_env())
-        hosts = {r[1] for r in srv.app.log}
+        hosts = {r[1] for r in srv.log}
     assert report.errors == 0 and hosts == {"sapl.juazeiro.ba.leg.br"}
     docs = _documents(corpus)
     assert len(docs) == 6 and all(d["url"].startswith("http://sapl.juazeiro.ba.leg.br/media/")
@@ -292,14 +293,14 @@ def test_harvest_through_host_names_on_loopback(corpus):
 
 def test_etags_make_conditional_requests_and_304_stores_nothing(corpus):
     camara = Camara.juazeiro(crawl_delay=None, etags=True)
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url)
         run(corpus)
         before = counts(corpus)
-        srv.app.log.clear()
+        srv.log.clear()
         camara.update_norm(1461)  # saved again at the câmara, same file
         run(corpus, refresh=True)
-        texto = [r for r in srv.app.requests(path="/media/") if "lei_2199" in r[3]]
+        texto = [r for r in srv.requests(path="/media/") if "lei_2199" in r[3]]
     assert len(texto) == 1 and texto[0][4] == 304
     assert texto[0][5]["if-none-match"].startswith('"')
     assert counts(corpus) == before
@@ -313,11 +314,11 @@ def _init(tmp_path):
 
 def test_sources_add_reads_robots_first_and_waits_out_a_short_429(tmp_path):
     folder = _init(tmp_path)
-    with FixtureServer(Camara.juazeiro(crawl_delay=None)) as srv:
+    with SaplServer(Camara.juazeiro(crawl_delay=None)) as srv:
         srv.add_fault("429", "casalegislativa", times=1, value=1)
         result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO),
                          corpus=folder, check=True)
-        paths = [(r[3], r[4]) for r in srv.app.log]
+        paths = [(r[3], r[4]) for r in srv.log]
     assert paths[:3] == [("/robots.txt", 200), ("/api/base/casalegislativa/", 429),
                          ("/api/base/casalegislativa/", 200)]
     assert "waiting 1 s (HTTP 429 Retry-After)" in result.stderr
@@ -336,7 +337,7 @@ def test_a_busy_or_failing_sapl_is_never_told_to_upgrade(tmp_path, kind, value, 
     # An instance that publishes no version: the probe must ask the norm API itself, and a
     # busy answer there is no sign of a missing API.
     camara = Camara.juazeiro(crawl_delay=None, version="3.1.143")
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         srv.add_fault(kind, path, value=value)
         result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO),
                          corpus=folder)
@@ -349,39 +350,39 @@ def test_a_busy_or_failing_sapl_is_never_told_to_upgrade(tmp_path, kind, value, 
 def test_sources_add_obeys_robots_txt_and_its_crawl_delay(tmp_path):
     folder = _init(tmp_path)
     shut = Camara.juazeiro(robots="User-agent: *\nDisallow: /api/\n")
-    with FixtureServer(shut) as srv:
+    with SaplServer(shut) as srv:
         result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO), corpus=folder)
-        paths = [r[3] for r in srv.app.log]
+        paths = [r[3] for r in srv.log]
     assert paths == ["/robots.txt"]
     assert result.returncode == 2 and "robots.txt does not let br-locleg read" in result.stderr
     # A probe that needs a second request (no casalegislativa: is it a SAPL 2.5?) waits for
     # the Crawl-delay first.
     zope = Camara(kind="sapl25", crawl_delay=1)
-    with FixtureServer(zope) as srv:
+    with SaplServer(zope) as srv:
         result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO), corpus=folder)
-        asked = [(r[0], r[3]) for r in srv.app.log]
+        asked = [(r[0], r[3]) for r in srv.log]
     assert [p for _, p in asked] == ["/robots.txt", "/api/base/casalegislativa/", "/"]
     assert asked[2][0] - asked[1][0] >= 1
     assert "waiting 1 s (robots.txt Crawl-delay)" in result.stderr
     assert "looks like SAPL 2.5" in result.stderr
     # robots.txt read by the probe is kept: the first harvest does not ask for it again.
-    with FixtureServer(Camara.juazeiro(crawl_delay=1)) as srv:
+    with SaplServer(Camara.juazeiro(crawl_delay=1)) as srv:
         result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO),
                          "--delay", "0", corpus=folder, check=True)
         run_cli("harvest", "--max-time", "2s", corpus=folder, check=True)
-        robots = [r for r in srv.app.log if r[3] == "/robots.txt"]
+        robots = [r for r in srv.log if r[3] == "/robots.txt"]
     assert "robots.txt Crawl-delay 1 s" in result.stdout
     assert len(robots) == 1
 
 
 def test_sources_add_survives_json_nested_too_deep(tmp_path):
-    from locleg.harvest.fixture_server import raw_json
+    from locleg.fixtures.sapl_server import raw_json
 
     folder = _init(tmp_path)
     camara = Camara.juazeiro(crawl_delay=None)
     deep = raw_json("[" * 100_000 + "]" * 100_000)
     camara.mangle_page = lambda path, page: {"pagination": deep, "results": deep}
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO), corpus=folder)
     assert "Traceback" not in result.stderr and result.stderr.count("\n") <= 1
     assert result.returncode == 2 and "not a SAPL" in result.stderr
@@ -392,9 +393,9 @@ def test_a_harvest_with_nothing_due_says_when_and_how(tmp_path, server):
     run_cli("sources", "add", "sapl", server.url, "-j", str(JUAZEIRO), "--delay", "0",
             corpus=folder, check=True)
     run_cli("harvest", "--all", corpus=folder, check=True)
-    requests = len(server.app.log)
+    requests = len(server.log)
     again = run_cli("harvest", "--all", corpus=folder, check=True)
-    assert len(server.app.log) == requests  # nothing due: nothing asked
+    assert len(server.log) == requests  # nothing due: nothing asked
     out = " ".join(again.stdout.split())
     assert "Nothing to do: 1 source(s) not due yet" in out
     assert f"source 1 {server.url} next due 20" in out

@@ -9,11 +9,11 @@ import json
 import pytest
 from sqlalchemy import select
 
-from locleg.harvest.fixture_server import Camara, FixtureServer
+from locleg.fixtures.harvesting import add_source, counts, problems, requests_left, run
+from locleg.fixtures.sapl_server import Camara, SaplServer
 from locleg.harvest.jsonread import iter_json_array
 from locleg.harvest.net import FetchError, Guard, Refused, Resolver, parse_overrides
 from locleg.harvest.sapl import parse_norm
-from locleg.harvest.testing import add_source, counts, problems, requests_left, run
 from locleg.store.harvest_schema import harvest_host
 from locleg.store.schema import document, record, source
 from tests.conftest import run_cli
@@ -24,7 +24,7 @@ COMPLETE = {"norms": 25, "documents": 6, "versions": 6, "relations": 3, "frontie
 
 @pytest.fixture
 def server():
-    srv = FixtureServer(Camara.juazeiro(crawl_delay=None)).start()
+    srv = SaplServer(Camara.juazeiro(crawl_delay=None)).start()
     yield srv
     srv.stop()
 
@@ -58,7 +58,7 @@ def test_transient_faults_are_recorded_and_retried_until_complete(corpus, server
     assert report.errors == 2
     messages = _messages(corpus)
     assert messages.count(expected) == 2 and "retry at" in messages
-    assert len(server.app.requests(path=path.replace("?", r"\?"))) == 3
+    assert len(server.requests(path=path.replace("?", r"\?"))) == 3
 
 
 def test_429_retry_after_is_honoured(corpus, server):
@@ -66,7 +66,7 @@ def test_429_retry_after_is_honoured(corpus, server):
     server.add_fault("429", "tiponormajuridica", times=1, value=1)
     run(corpus)
     _complete(corpus)
-    log = server.app.log
+    log = server.log
     limited = next(i for i, r in enumerate(log) if r[4] == 429)
     # Nothing reached the host until Retry-After had passed.
     assert log[limited + 1][0] - log[limited][0] >= 0.95
@@ -92,7 +92,7 @@ def test_a_request_that_keeps_failing_gives_up_and_is_retried_next_cycle(corpus,
         (True, "failed", 3)]
     assert counts(corpus)["versions"] == 5 and counts(corpus)["norms"] == 25
     assert "gave up after 3 attempt(s); retried next cycle" in _messages(corpus)
-    server.app.clear_faults()
+    server.clear_faults()
     run(corpus, refresh=True)
     _complete(corpus)
 
@@ -103,7 +103,7 @@ def test_a_host_that_keeps_failing_is_parked_and_reported(corpus, server):
     server.add_fault("503")  # everything, always
     report = run(corpus, park_after=3, max_attempts=10)
     assert [h.host for h in report.parked] == [server.url.removeprefix("http://")]
-    assert len(server.app.log) == 3  # parked after 3 failures: no loop of retries
+    assert len(server.log) == 3  # parked after 3 failures: no loop of retries
     with corpus.store.engine.connect() as conn:
         parked = conn.execute(select(harvest_host.c.parked_until)).scalar_one()
         error = conn.execute(select(source.c.last_error)
@@ -111,7 +111,7 @@ def test_a_host_that_keeps_failing_is_parked_and_reported(corpus, server):
     assert parked is not None and "parked until" in error
     # A new run leaves the parked host alone.
     run(corpus)
-    assert len(server.app.log) == 3
+    assert len(server.log) == 3
     listed = json.loads(run_cli("sources", "list", "--json", corpus=folder, check=True).stdout)
     assert listed[0]["parked_until"] and "parked until" in listed[0]["last_error"]
     status = run_cli("status", corpus=folder, check=True).stdout
@@ -148,7 +148,7 @@ def test_redirects_to_other_schemes_or_private_addresses_are_refused(corpus, ser
 
 def test_page_past_the_end_ends_the_listing_without_marking_removals(corpus):
     camara = Camara(version="3.1.150", synthetic=120, files_every=0, crawl_delay=None)
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         source_id = add_source(corpus, srv.url, version="3.1.150")
         run(corpus)
         assert counts(corpus)["norms"] == 120
@@ -163,11 +163,11 @@ def test_page_past_the_end_ends_the_listing_without_marking_removals(corpus):
 
 def test_duplicated_ids_across_pages_store_each_norm_once(corpus):
     camara = Camara(version="3.1.150", synthetic=120, files_every=0, crawl_delay=None)
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         source_id = add_source(corpus, srv.url, version="3.1.150")
         srv.add_fault("dup_pages", "normajuridica/")  # each page repeats the last row before it
         report = run(corpus)
-        pages = srv.app.requests(path=r"/norma/normajuridica/\?")
+        pages = srv.requests(path=r"/norma/normajuridica/\?")
     assert report.errors == 0 and len(pages) == 3
     with corpus.store.engine.connect() as conn:
         native = conn.execute(select(record.c.native_id).where(record.c.source_id == source_id)
@@ -190,7 +190,7 @@ def test_the_server_rejects_datetimes_with_t_as_sapl_does(server):
 
 def test_bad_norm_rows_are_recorded_and_skipped(corpus, server):
     add_source(corpus, server.url)
-    camara = server.app.default
+    camara = server.default
     real = camara.norm_json
 
     def broken(n, origin):
@@ -284,7 +284,7 @@ def test_streamed_listing_parser_handles_every_chunk_boundary_and_rejects_bad_in
 def test_documents_of_a_norm_whose_file_changed_name_are_marked_removed(corpus, server):
     add_source(corpus, server.url)
     run(corpus)
-    camara = server.app.default
+    camara = server.default
     camara.update_norm(1464, texto_integral="lei-1996-2008-v2.pdf")
     camara.set_file("/media/sapl/public/normajuridica/2008/1464/lei-1996-2008-v2.pdf",
                     b"%PDF-1.4 new file")

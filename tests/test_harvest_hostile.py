@@ -9,8 +9,8 @@ import time
 import pytest
 from sqlalchemy import select
 
-from locleg.harvest.fixture_server import Camara, FixtureServer, raw_json
-from locleg.harvest.testing import add_source, counts, problems, requests_left, run
+from locleg.fixtures.harvesting import add_source, counts, problems, requests_left, run
+from locleg.fixtures.sapl_server import Camara, SaplServer, raw_json
 from locleg.store.schema import document, record
 
 DEEP = raw_json("[" * 5000 + "]" * 5000)
@@ -53,7 +53,7 @@ def test_hostile_values_in_every_norm_field_cost_only_that_field(corpus):
         return row
 
     camara.norm_json = mangle
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url)
         report = run(corpus)
     assert report.cycles_finished == 1  # the whole chain ran: anexos and vínculos too
@@ -122,7 +122,7 @@ def test_hostile_values_in_the_other_tables(corpus, table, field, value):
         return row
 
     camara.mangle_row = mangle
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url)
         report = run(corpus)
     assert report.cycles_finished == 1
@@ -144,7 +144,7 @@ def test_broken_pagination_envelopes_end_the_table_without_stopping(corpus, enve
         return {**page, **envelope}
 
     camara.mangle_page = mangle
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url, version="3.1.150")
         report = run(corpus)
     assert report.cycles_finished == 1 and counts(corpus)["frontier"] == 0
@@ -165,7 +165,7 @@ def test_a_bug_in_one_source_never_stops_the_others(corpus, monkeypatch):
         await real(h, ctx, req)
 
     monkeypatch.setitem(sapl.HANDLERS, "anexos", broken)
-    with FixtureServer(camaras) as srv:
+    with SaplServer(camaras) as srv:
         good = add_source(corpus, "http://sapl.boa.ba.leg.br")
         bad = add_source(corpus, "http://sapl.ruim.ba.leg.br")
         report = run(corpus, resolve=srv.resolve_env())
@@ -186,7 +186,7 @@ def test_a_bug_in_one_source_never_stops_the_others(corpus, monkeypatch):
 @pytest.mark.parametrize("retry_after, parked", [("99999999999999", True), ("²", False)])
 def test_unreadable_or_huge_retry_after(corpus, retry_after, parked):
     camara = Camara.juazeiro(crawl_delay=None)
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url)
         srv.add_fault("429", "tiponormajuridica", times=1, value=retry_after)
         started = time.monotonic()

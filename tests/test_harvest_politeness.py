@@ -6,9 +6,9 @@ import re
 import time
 from collections import defaultdict
 
-from locleg.harvest.fixture_server import Camara, FixtureServer, synthetic_camaras
+from locleg.fixtures.harvesting import add_source, counts, problems, requests_left, run
+from locleg.fixtures.sapl_server import Camara, SaplServer, synthetic_camaras
 from locleg.harvest.net import USER_AGENT
-from locleg.harvest.testing import add_source, counts, problems, requests_left, run
 
 
 def _arrivals(log) -> dict[str, list[float]]:
@@ -21,13 +21,13 @@ def _arrivals(log) -> dict[str, list[float]]:
 def test_each_host_is_spaced_by_its_crawl_delay_and_hosts_run_in_parallel(corpus):
     delay = 0.15
     camaras = synthetic_camaras(4, 5, files_every=1, crawl_delay=delay)
-    with FixtureServer(camaras) as srv:
+    with SaplServer(camaras) as srv:
         for host in camaras:
             add_source(corpus, f"http://{host}", delay=None)  # the delay comes from robots.txt
         started = time.monotonic()
         report = run(corpus, resolve=srv.resolve_env())
         elapsed = time.monotonic() - started
-        log = list(srv.app.log)
+        log = list(srv.log)
     assert report.errors == 0 and counts(corpus)["versions"] == 20
     per_host = _arrivals(log)
     assert set(per_host) == set(camaras)
@@ -48,21 +48,21 @@ def test_each_host_is_spaced_by_its_crawl_delay_and_hosts_run_in_parallel(corpus
 
 def test_an_operator_delay_overrides_robots_txt(corpus):
     camaras = synthetic_camaras(1, 2, files_every=1, crawl_delay=0.01)
-    with FixtureServer(camaras) as srv:
+    with SaplServer(camaras) as srv:
         host = next(iter(camaras))
         add_source(corpus, f"http://{host}", delay=0.25)
         run(corpus, resolve=srv.resolve_env())
-        times = _arrivals(srv.app.log)[host]
+        times = _arrivals(srv.log)[host]
     assert len(times) == 9
     assert min(b - a for a, b in zip(times, times[1:], strict=False)) >= 0.25
 
 
 def test_robots_txt_disallow_is_honoured(corpus):
     camara = Camara.juazeiro(robots="User-agent: *\nDisallow: /media/\n")
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url)
         run(corpus)
-        paths = [r[3] for r in srv.app.log]
+        paths = [r[3] for r in srv.log]
     assert not [p for p in paths if p.startswith("/media/")]
     found = counts(corpus)
     assert found["norms"] == 25 and found["documents"] == 6 and found["versions"] == 0
@@ -73,10 +73,10 @@ def test_robots_txt_disallow_is_honoured(corpus):
 def test_a_crawler_shut_out_by_robots_txt_asks_for_nothing_else(corpus):
     camara = Camara.juazeiro(robots="User-agent: br-locleg\nDisallow: /\n\nUser-agent: *\n"
                                     "Crawl-delay: 1\n")
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url)
         run(corpus)
-        paths = [r[3] for r in srv.app.log]
+        paths = [r[3] for r in srv.log]
     assert paths == ["/robots.txt"]
     assert counts(corpus)["norms"] == 0
     assert "disallowed by robots.txt" in problems(corpus)[0]["message"]
@@ -84,7 +84,7 @@ def test_a_crawler_shut_out_by_robots_txt_asks_for_nothing_else(corpus):
 
 def test_max_time_stops_starting_requests_and_the_next_run_goes_on(corpus):
     camaras = synthetic_camaras(1, 10, files_every=1, crawl_delay=0.2)
-    with FixtureServer(camaras) as srv:
+    with SaplServer(camaras) as srv:
         host = next(iter(camaras))
         add_source(corpus, f"http://{host}", delay=None)
         report = run(corpus, resolve=srv.resolve_env(), max_time=0.7)
@@ -95,9 +95,9 @@ def test_max_time_stops_starting_requests_and_the_next_run_goes_on(corpus):
 
 
 def test_a_waiting_host_says_why_and_until_when(corpus):
+    from locleg.fixtures.harvesting import fast_config
     from locleg.harvest.engine import harvest
     from locleg.harvest.net import Resolver
-    from locleg.harvest.testing import fast_config
 
     camara = Camara.juazeiro(crawl_delay=0.3)
     seen: set[str] = set()
@@ -105,7 +105,7 @@ def test_a_waiting_host_says_why_and_until_when(corpus):
     def progress(run) -> None:
         seen.update(h.wait_reason for h in run.hosts.values() if h.wait_reason)
 
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url, delay=None)
         harvest(corpus, config=fast_config(), resolver=Resolver({}), on_progress=progress)
     reasons = {r.split(";")[0] for r in seen}
@@ -117,7 +117,7 @@ def test_max_time_stops_a_request_that_trickles(corpus):
     """A server sending a byte a second passes every per-read timeout: the run's deadline
     still holds, and the request stays in the frontier for the next run."""
     camara = Camara.juazeiro(crawl_delay=None)
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url)
         srv.add_fault("trickle", "get_all=true&o=id", value=0.5)
         started = time.monotonic()
@@ -131,7 +131,7 @@ def test_max_time_stops_a_request_that_trickles(corpus):
 
 def test_a_request_past_its_own_deadline_is_retried(corpus):
     camara = Camara.juazeiro(crawl_delay=None)
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url)
         srv.add_fault("trickle", "get_all=true&o=id", times=1, value=0.5)
         report = run(corpus, request_deadline=2, timeout=5)
@@ -141,7 +141,7 @@ def test_a_request_past_its_own_deadline_is_retried(corpus):
 
 def test_a_robots_txt_that_asks_for_a_day_parks_the_host(corpus):
     camara = Camara.juazeiro(crawl_delay=None)
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url)
         srv.add_fault("429", "robots.txt", value=86400)
         started = time.monotonic()
@@ -165,7 +165,7 @@ def test_files_on_private_addresses_are_refused_at_once(corpus):
         return row
 
     camara.norm_json = private_file
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url)
         started = time.monotonic()
         report = run(corpus, backoff_base=30, backoff_max=600)

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from locleg.corpus import init_corpus, open_corpus
-from locleg.harvest.fixture_server import Camara, FixtureServer
-from locleg.harvest.testing import JUAZEIRO, add_source, counts, run
+from locleg.fixtures.harvesting import JUAZEIRO, add_source, counts, run
+from locleg.fixtures.sapl_server import Camara, SaplServer
 from tests.conftest import run_cli
 
 NORMS = 3000
@@ -24,7 +24,7 @@ FILES_EVERY = 10
 def server():
     camara = Camara(synthetic=NORMS, files_every=FILES_EVERY, file_size=3000, crawl_delay=None,
                     nome="Câmara Municipal de Juazeiro", municipio="Juazeiro")
-    srv = FixtureServer(camara).start()
+    srv = SaplServer(camara).start()
     yield srv
     srv.stop()
 

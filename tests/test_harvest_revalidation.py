@@ -14,9 +14,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from locleg.harvest import revalidate, sample_camara
-from locleg.harvest.fixture_server import Camara, FixtureServer
-from locleg.harvest.testing import add_source, counts, run
+from locleg.fixtures.documents import born_digital_pdf
+from locleg.fixtures.harvesting import add_source, counts, run
+from locleg.fixtures.sapl_server import Camara, SaplServer
+from locleg.harvest import revalidate
 from locleg.store import utcnow
 from locleg.store.schema import document, record, version
 from tests.conftest import run_cli
@@ -40,19 +41,19 @@ def _history(corpus, title: str) -> list[str]:
 @pytest.mark.parametrize("nginx", [False, True], ids=["django", "nginx"])
 def test_an_anexo_replaced_in_place_is_found_by_the_rolling_revalidation(corpus, nginx):
     camara = Camara.juazeiro(crawl_delay=None, etags=nginx)
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url)
         run(corpus)
         first = counts(corpus)
         before = _history(corpus, ANEXO_I)
         # The câmara replaces the anexo's file; the norm and its listing do not move.
-        camara.set_file(_anexo_path(camara), sample_camara.text_pdf("Anexo I", "nova tabela"))
-        srv.app.log.clear()
+        camara.set_file(_anexo_path(camara), born_digital_pdf("Anexo I", ["nova tabela"]))
+        srv.log.clear()
         run(corpus, refresh=True)  # revalidation off: the change is not seen
-        assert _history(corpus, ANEXO_I) == before and not srv.app.requests(path="/media/")
+        assert _history(corpus, ANEXO_I) == before and not srv.requests(path="/media/")
         # A period so short that every file is due this cycle.
         report = run(corpus, refresh=True, revalidate_days=1e-6)
-        media = srv.app.requests(path="/media/")
+        media = srv.requests(path="/media/")
     after = _history(corpus, ANEXO_I)
     assert len(after) == 2 and after[0] == before[0] and after[1] != before[0]
     assert counts(corpus)["versions"] == first["versions"] + 1  # the old version stays
@@ -70,17 +71,17 @@ def test_an_anexo_replaced_in_place_is_found_by_the_rolling_revalidation(corpus,
 def test_a_replacement_that_kept_its_date_is_found_by_harvest_full(corpus):
     """No conditional request can see it (same Last-Modified): only the bytes tell."""
     camara = Camara.juazeiro(crawl_delay=None)
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url)
         run(corpus)
         before = _history(corpus, ANEXO_I)
-        camara.set_file(_anexo_path(camara), sample_camara.text_pdf("Anexo I", "restaurado"),
+        camara.set_file(_anexo_path(camara), born_digital_pdf("Anexo I", ["restaurado"]),
                         keep_modified=True)
         run(corpus, refresh=True, revalidate_days=1e-6)
         assert _history(corpus, ANEXO_I) == before  # 304: the date did not move
-        srv.app.log.clear()
+        srv.log.clear()
         report = run(corpus, full=True)
-        media = srv.app.requests(path="/media/")
+        media = srv.requests(path="/media/")
     assert len(_history(corpus, ANEXO_I)) == 2 and report.new_versions == 1
     assert media and not any("if-modified-since" in r[5] or "if-none-match" in r[5]
                              for r in media)
@@ -89,7 +90,7 @@ def test_a_replacement_that_kept_its_date_is_found_by_harvest_full(corpus):
 def test_the_rolling_share_confirms_every_file_within_the_period(corpus):
     """60 files, a daily cycle, 30 days: two a day, oldest first, none older than 30 days."""
     camara = Camara(synthetic=60, files_every=1, crawl_delay=None)
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         source_id = add_source(corpus, srv.url)
         run(corpus)
     start = utcnow()
@@ -116,7 +117,7 @@ def test_revalidate_days_is_a_source_setting(tmp_path):
     folder = tmp_path / "c"
     run_cli("init", str(folder), check=True)
     camara = Camara.juazeiro(crawl_delay=None)
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         run_cli("sources", "add", "sapl", srv.url, "-j", "2918407", corpus=folder, check=True)
         run_cli("sources", "set", "1", "--revalidate-days", "7", corpus=folder, check=True)
         listed = json.loads(run_cli("sources", "list", "--json", corpus=folder,
@@ -129,7 +130,7 @@ def test_revalidate_days_is_a_source_setting(tmp_path):
 def test_a_paged_source_sees_deletions_in_every_cycle(corpus):
     """SAPL before 3.1.160 has no get_all: every cycle pages through every norm."""
     camara = Camara.juazeiro(crawl_delay=None, version="3.1.150")
-    with FixtureServer(camara) as srv:
+    with SaplServer(camara) as srv:
         add_source(corpus, srv.url, version="3.1.150")
         run(corpus)
         del camara.norms[1470]

@@ -17,8 +17,8 @@ from datetime import timedelta
 import psycopg
 import pytest
 
-from locleg.harvest.fixture_server import synthetic_camaras
-from locleg.harvest.testing import add_source
+from locleg.fixtures.harvesting import add_source
+from locleg.fixtures.sapl_server import synthetic_camaras
 from tests.conftest import run_cli
 from tests.shared_harvest import (
     Gate,
@@ -61,7 +61,7 @@ def test_three_harvesters_share_the_hosts_without_overlap(tmp_path, pg_url):
         gate.wait_for(3)  # all three reached their first claim: they claim together
         gate.open()
         results = [_wait(p) for p in procs]
-        logs = [list(s.app.log) for s in srvs]
+        logs = [list(s.log) for s in srvs]
     finally:
         for s in srvs:
             s.stop()
@@ -100,11 +100,11 @@ def test_a_killed_harvester_hosts_are_taken_over_and_nothing_is_lost(tmp_path, p
         gate.wait_for(2)
         gate.open()
         # The victim is killed in the middle of its files, claims held, nothing released.
-        _until(lambda: len(victim_srv.app.requests(path="/media/")) >= 4, what="its files")
+        _until(lambda: len(victim_srv.requests(path="/media/")) >= 4, what="its files")
         victim.send_signal(signal.SIGKILL)
         victim.wait()
         result = _wait(survivor)
-        victim_log, survivor_log = list(victim_srv.app.log), list(survivor_srv.app.log)
+        victim_log, survivor_log = list(victim_srv.log), list(survivor_srv.log)
     finally:
         victim_srv.stop()
         survivor_srv.stop()
@@ -125,7 +125,7 @@ def test_a_killed_harvester_hosts_are_taken_over_and_nothing_is_lost(tmp_path, p
 
 def test_a_second_harvest_on_a_sqlite_corpus_is_refused_while_one_runs(tmp_path):
     from locleg.corpus import init_corpus
-    from tests.shared_harvest import FixtureServer
+    from tests.shared_harvest import SaplServer
 
     camaras = synthetic_camaras(2, 6, files_every=1, crawl_delay=0.5)
     folder = tmp_path / "corpus"
@@ -133,9 +133,9 @@ def test_a_second_harvest_on_a_sqlite_corpus_is_refused_while_one_runs(tmp_path)
     for host in camaras:
         add_source(corpus, f"http://{host}", delay=None)
     corpus.close()
-    with FixtureServer(camaras) as srv:
+    with SaplServer(camaras) as srv:
         first = start_harvest(folder, srv)
-        _until(lambda: len(srv.app.log) >= 2, what="the first harvest's requests")
+        _until(lambda: len(srv.log) >= 2, what="the first harvest's requests")
         second = run_cli("harvest", corpus=folder, env={"LOCLEG_RESOLVE": srv.resolve_env()})
         assert second.returncode == 2
         assert "another `locleg harvest` is running on this corpus" in second.stderr

@@ -17,7 +17,7 @@ from locleg.extract.ocr import (
     word_confidence,
 )
 from locleg.extract.pdf import Drawing, render_dpi
-from locleg.samples import (
+from locleg.fixtures.documents import (
     MUNICIPAL_HEADING,
     born_digital_pdf,
     image_file,

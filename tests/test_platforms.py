@@ -17,10 +17,10 @@ import pytest
 from sqlalchemy import select, text
 
 from locleg.harvest import frontier, listed, platform
-from locleg.harvest.fixture_server import Camara, FixtureServer
+from locleg.fixtures.sapl_server import Camara, SaplServer
 from locleg.harvest.net import normalize_base_url, status_error
 from locleg.harvest.platform import TEXTO_INTEGRAL, ListedNorm, NotThisPlatform
-from locleg.harvest.testing import JUAZEIRO, counts, problems, run
+from locleg.fixtures.harvesting import JUAZEIRO, counts, problems, run
 from locleg.store import utcnow
 from locleg.store.harvest_schema import listed_norm
 from locleg.store.schema import document, record, source, version
@@ -249,7 +249,7 @@ def test_sources_of_no_registered_platform_are_left_alone(corpus, toy):
 def test_sources_add_detects_a_sapl_and_sources_add_sapl_still_works(tmp_path):
     folder = tmp_path / "c"
     run_cli("init", str(folder), check=True)
-    with FixtureServer(Camara.juazeiro(crawl_delay=None)) as srv:
+    with SaplServer(Camara.juazeiro(crawl_delay=None)) as srv:
         found = run_cli("sources", "add", srv.url, "-j", str(JUAZEIRO), corpus=folder,
                         check=True)
         assert "Found SAPL 3.1.163-RC20 at " in found.stdout
@@ -269,7 +269,7 @@ def test_sources_add_detects_a_sapl_and_sources_add_sapl_still_works(tmp_path):
 def test_sources_add_says_what_it_tried_on_a_site_it_does_not_know(tmp_path):
     folder = tmp_path / "c"
     run_cli("init", str(folder), check=True)
-    with FixtureServer(Camara(kind="other", crawl_delay=None)) as srv:
+    with SaplServer(Camara(kind="other", crawl_delay=None)) as srv:
         result = run_cli("sources", "add", srv.url, "-j", str(JUAZEIRO), corpus=folder)
     assert result.returncode == 2, result.stdout
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr

@@ -6,14 +6,8 @@ import csv
 from pathlib import Path
 
 from locleg.extract import extract, sniff_media_type
-from locleg.samples import (
-    MANIFEST_COLUMNS,
-    born_digital_pdf,
-    html_law_page,
-    main,
-    scanned_pdf,
-    write_demo_documents,
-)
+from locleg.fixtures.documents import born_digital_pdf, html_law_page, scanned_pdf
+from locleg.fixtures.samples import MANIFEST_COLUMNS, main, write_demo_documents
 
 
 def test_builders_are_deterministic() -> None:

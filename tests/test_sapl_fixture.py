@@ -11,7 +11,7 @@ import sys
 import httpx
 import pytest
 
-from locleg.harvest.fixture_server import Camara, FixtureServer
+from locleg.fixtures.sapl_server import Camara, SaplServer
 
 # The fields of a recorded normajuridica row, in order (normajuridica_page1.json).
 NORM_FIELDS = ["id", "__str__", "metadata", "texto_integral", "numero", "ano",
@@ -26,7 +26,7 @@ PAGINATION = ["links", "previous_page", "next_page", "start_index", "end_index",
 
 @pytest.fixture(scope="module")
 def server():
-    srv = FixtureServer(Camara.juazeiro()).start()
+    srv = SaplServer(Camara.juazeiro()).start()
     yield srv
     srv.stop()
 
@@ -96,7 +96,7 @@ def test_command_line_server_starts_in_the_background_with_faults(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     pidfile = tmp_path / "sapl.pid"
-    subprocess.run([sys.executable, "-m", "locleg.harvest.fixture_server", "--port", str(port),
+    subprocess.run([sys.executable, "-m", "locleg.fixtures.sapl_server", "--port", str(port),
                     "--synthetic", "150", "--fault", "503:casalegislativa:1",
                     "--pidfile", str(pidfile)], check=True, timeout=30)
     pid = int(pidfile.read_text())

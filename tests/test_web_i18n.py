@@ -346,7 +346,7 @@ def test_public_pages_show_no_path_of_the_importing_machine_nor_operator_command
 
 
 def test_a_demo_corpus_says_so_on_every_page_and_links_no_made_up_portal(tmp_path):
-    from locleg.samples import main as samples_main
+    from locleg.fixtures.samples import main as samples_main
 
     corpus = init_corpus(tmp_path / "corpus")
     built = build_explorer_corpus(corpus)

@@ -8,5 +8,6 @@ resumable scheduler they all run on.
     net.py        HTTP: honest User-Agent, resolver override, SSRF guard, size caps
     sapl.py       SAPL 3.1's REST API: probing, listing, anexos, vínculos
     discover.py   finding the SAPL instances of a UF
-    fixture_server.py  a SAPL look-alike for tests, benches and the demo
+
+The SAPL stand-in of the tests, benches and the demo lives apart, in locleg.fixtures.
 """
