@@ -65,9 +65,9 @@ _TYPE_WORDS = re.compile(r"\s+n[º°o.]*\s*\d|\s+n[º°o.]\s", re.I)
 
 
 def gazettes_url(base_url: str, territory: str, since: str, until: str, offset: int = 0,
-                 scraped_since: str | None = None) -> str:
+                 scraped_since: str | None = None, window: int = RESULT_WINDOW) -> str:
     query = {"territory_ids": territory, "published_since": since, "published_until": until,
-             "sort_by": "ascending_date", "size": PAGE_SIZE, "offset": offset}
+             "sort_by": "ascending_date", "size": min(PAGE_SIZE, window), "offset": offset}
     if scraped_since:
         query["scraped_since"] = scraped_since
     return f"{base_url}/gazettes?{urlencode(query)}"
@@ -172,10 +172,14 @@ def _territory(ctx: SourceContext) -> str:
     return str(ctx.state.get("territory_id") or ctx.jurisdiction_code)
 
 
+def _result_window(ctx: SourceContext) -> int:
+    return int(ctx.settings.get("result_window") or RESULT_WINDOW)
+
+
 def _window(ctx: SourceContext, payload: dict) -> dict:
     since, until = payload["windows"][0]
     url = gazettes_url(ctx.base_url, _territory(ctx), since, until, payload["offset"],
-                       payload.get("scraped_since"))
+                       payload.get("scraped_since"), _result_window(ctx))
     return listed.chain(ctx, "window", url, payload, priority=PRIORITY["window"])
 
 
@@ -190,7 +194,7 @@ async def _window_step(h: Harvest, ctx: SourceContext, req: frontier.Request) ->
     payload = dict(req.payload)
     windows = [list(w) for w in payload["windows"]]
     since, until = windows[0]
-    limit = int(ctx.settings.get("result_window") or RESULT_WINDOW)
+    limit = _result_window(ctx)
     first, last = date.fromisoformat(since), date.fromisoformat(until)
     if total > limit and payload["offset"] == 0 and last > first:
         # More than the search engine pages through: the window's two halves, each alone.
