@@ -11,12 +11,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from sqlalchemy import select
 
+from locleg.corpus import open_corpus
 from locleg.fixtures.harvesting import JUAZEIRO, add_source, problems, run
 from locleg.fixtures.querido_diario_server import Gazette, QueridoDiarioServer
 from locleg.fixtures.sapl_server import Camara, SaplServer
 from locleg.harvest import querido_diario
 from locleg.store.gazette_schema import gazette, gazette_act
-from locleg.corpus import open_corpus
 from locleg.store.schema import document, extraction, norm, page, record, version
 from tests import gazette_fixtures
 from tests.conftest import run_cli

@@ -16,11 +16,11 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 import pytest
 from sqlalchemy import select, text
 
-from locleg.harvest import frontier, listed, platform
+from locleg.fixtures.harvesting import JUAZEIRO, counts, problems, run
 from locleg.fixtures.sapl_server import Camara, SaplServer
+from locleg.harvest import frontier, listed, platform
 from locleg.harvest.net import normalize_base_url, status_error
 from locleg.harvest.platform import TEXTO_INTEGRAL, ListedNorm, NotThisPlatform
-from locleg.fixtures.harvesting import JUAZEIRO, counts, problems, run
 from locleg.store import utcnow
 from locleg.store.harvest_schema import listed_norm
 from locleg.store.schema import document, record, source, version
