@@ -284,3 +284,28 @@ def test_native_ids_are_stable():
     row = {"date": date(2011, 6, 29), "edition": "100"}
     assert [querido_diario._native_id(row, a) for a in acts] == [
         "lei/2199/2011", "contrato/45/2011", "decreto/10/2011"]
+
+
+def test_the_norm_page_says_where_the_gazette_published_it(corpus, server):
+    import httpx
+
+    from tests.explorer_fixtures import LiveServer
+
+    source_id = add_gazette_source(corpus, server.url)
+    run(corpus)
+    decree = records_of(corpus, source_id)["decreto/10/2011"]
+    with LiveServer(corpus) as live, httpx.Client(base_url=live.url, timeout=30) as client:
+        pt = client.get(f"/norm/{decree['norm_id']}").text
+        en = client.get(f"/norm/{decree['norm_id']}", headers={"Accept-Language": "en"}).text
+        data = client.get(f"/norm/{decree['norm_id']}.json").json()
+    assert "publicada no Diário Oficial de 29/06/2011, edição 100" in pt
+    assert "publicada no Diário Oficial de 05/07/2011, edição 104" in pt
+    assert "o ato no texto do diário" in pt and "republicada" in pt
+    assert "published in the Official Gazette of" in en and ", edition 100" in en
+    [rec] = data["records"]
+    first, again = rec["publications"]
+    assert (first["date"], first["edition"], first["is_extra"]) == ("2011-06-29", "100", False)
+    assert first["gazette_url"].endswith(".pdf") and "/cdn/" in first["text_url"]
+    assert first["act_url"].startswith(first["text_url"] + "#char=")
+    assert f'href="{first["act_url"]}"' in pt
+    assert again["flags"] == ["republished"]
