@@ -174,7 +174,10 @@ def test_gazettes_become_acts_and_normative_acts_norms(corpus, server):
     assert empty["quality"].startswith("no text") and not [
         a for a in acts if a["gazette_id"] == empty["id"]]
     messages = [p["message"] for p in problems(corpus)]
-    assert any("gazette of 02/01/2023: no text" in m and "needs OCR" in m for m in messages)
+    assert any("gazette of 02/01/2023: no text" in m and "PDF is archived" in m
+               and "needs OCR" in m for m in messages)
+    assert empty["pdf_sha256"] and corpus.blobs.read(empty["pdf_sha256"]).startswith(b"%PDF")
+    assert not [g for g in gazettes if g["pdf_sha256"] and not g["quality"]]  # no --with-pdf
     assert any("truncated" in m for m in messages)
     assert any(a["flags"] and "truncated" in a["flags"] for a in acts)
 
@@ -250,6 +253,9 @@ def test_sources_add_and_harvest_from_the_command_line(tmp_path, server):
     assert [s["platform"] for s in listing] == ["querido-diario"]
     run_cli("harvest", corpus=folder, check=True)
     run_cli("extract", corpus=folder, check=True)
+    # The gazettes' own files (texts, PDFs) are originals the corpus names.
+    checked = run_cli("check", corpus=folder, check=True)
+    assert "not yet named" not in checked.stdout + checked.stderr
     # With --with-pdf, the empty gazette's PDF is archived for OCR.
     corpus = open_corpus(folder)
     try:

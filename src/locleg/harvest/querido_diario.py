@@ -300,24 +300,27 @@ async def _gazette_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -
         text = fetched.body.decode("utf-8", "replace")
         sha = hashlib.sha256(fetched.body).hexdigest()
         h.corpus.blobs.put(fetched.body, sha)
+    portarias = bool(ctx.settings.get("portarias"))
+    read = read_gazette(text, territory_id=row["territory_id"], portarias=portarias)
+    quality = read.quality if row["txt_url"] else "no text file listed"
     pdf_sha = None
-    if ctx.settings.get("with_pdf") and row["url"]:
+    # The PDF on request, and always when the text is unusable: it is what OCR will read.
+    if (ctx.settings.get("with_pdf") or quality) and row["url"]:
         fetched = await h.get(ctx, row["url"], max_bytes=h.config.max_file_size)
         if fetched.status == 200:
             pdf_sha = hashlib.sha256(fetched.body).hexdigest()
             h.corpus.blobs.put(fetched.body, pdf_sha)
+        elif fetched.status in (429, 503) or fetched.status >= 500:
+            raise status_error(row["url"], fetched.status, fetched.headers, fetched.body)
         else:
             problems.append((row["url"], f"the gazette's PDF: HTTP {fetched.status}"))
     if sha is not None or pdf_sha is not None:
         await asyncio.to_thread(h.corpus.blobs.sync)
-    portarias = bool(ctx.settings.get("portarias"))
-    read = read_gazette(text, territory_id=row["territory_id"], portarias=portarias)
-    quality = read.quality if row["txt_url"] else "no text file listed"
     where = row["txt_url"] or row["url"] or req.url
     if quality:
         problems.append((where, f"gazette of {row['date']:%d/%m/%Y}: {quality}"
-                         + ("; its PDF is archived for OCR" if pdf_sha else
-                            "; its PDF needs OCR (harvest with --with-pdf to archive it)")))
+                         + ("; its PDF is archived (sha256 " + pdf_sha[:12] + "…) and needs OCR"
+                            if pdf_sha else "; no PDF could be archived for OCR")))
     for act in read.acts:
         if act.truncated:
             problems.append((where, f"the text file ends inside {act.heading[:120]!r} "
