@@ -173,8 +173,11 @@ def test_a_slow_answer_comes_late_and_right(portal):
 
 def test_files_are_replaced_in_place_and_deleted(portal):
     portal.files.put("/lei/1.pdf", b"%PDF-1.4 first")
+    portal.files.put("/lei/2", b"<p>Lei 2</p>", content_type="text/html; charset=utf-8")
     first = httpx.get(portal.url + "/lei/1.pdf")
     assert first.content == b"%PDF-1.4 first"
+    assert first.headers["content-type"] == "application/pdf"  # from the suffix
+    assert httpx.get(portal.url + "/lei/2").headers["content-type"] == "text/html; charset=utf-8"
     validator = {"If-Modified-Since": first.headers["last-modified"]}
     assert httpx.get(portal.url + "/lei/1.pdf", headers=validator).status_code == 304
 
