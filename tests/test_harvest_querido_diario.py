@@ -17,7 +17,7 @@ from locleg.fixtures.querido_diario_server import Gazette, QueridoDiarioServer
 from locleg.fixtures.sapl_server import Camara, SaplServer
 from locleg.harvest import querido_diario
 from locleg.store.gazette_schema import gazette, gazette_act
-from locleg.store.schema import document, extraction, norm, page, record, version
+from locleg.store.schema import document, extraction, norm, page, record, source, version
 from tests import gazette_fixtures
 from tests.conftest import run_cli
 
@@ -161,6 +161,11 @@ def test_gazettes_become_acts_and_normative_acts_norms(corpus, server):
     assert len(decree) == 2 and len({a["record_id"] for a in decree}) == 1
     assert "republished" in (decree[1]["flags"] or "")
     assert len([r for r in records if r.startswith("decreto/10/")]) == 1
+    # Each publication is a span of its own gazette; the engine never fetched a gazette's
+    # whole text as the act's (the URL's fragment names a part of a file).
+    spans = current_text(corpus, decree[0]["record_id"])
+    assert [t.startswith("DECRETO Nº 10") for _, t in spans] == [True, True]
+    assert "após conferidos" in spans[1][1] and "depois de conferidos" in spans[0][1]
 
     # The act continued in the next edition: its record's text is both parts joined.
     cont = [a for a in acts if a["flags"] and "continu" in a["flags"]]
@@ -315,3 +320,36 @@ def test_the_norm_page_says_where_the_gazette_published_it(corpus, server):
     assert first["act_url"].startswith(first["text_url"] + "#char=")
     assert f'href="{first["act_url"]}"' in pt
     assert again["flags"] == ["republished"]
+
+
+def test_a_first_cycle_seeds_from_the_yearly_zips_then_lists_what_is_newer(corpus):
+    gazettes = the_gazettes()
+    late = Gazette(TERRITORY, date(2024, 2, 1), LAW_GAZETTE.replace("Nº 10,", "Nº 11,"),
+                   edition="600", scraped_at=datetime(2026, 11, 20))
+    with QueridoDiarioServer(gazettes + [late], aggregates=True) as srv:
+        source_id = add_gazette_source(corpus, srv.url)
+        with corpus.store.transaction() as conn:
+            conn.execute(source.update().where(source.c.id == source_id).values(
+                state=json.dumps({"territory_id": TERRITORY, "uf": "BA"})))
+        report = run(corpus)
+        assert report.cycles_finished == 1
+        years = {g.date.year for g in gazettes}
+        assert len(srv.requests(path="^/aggregates/BA")) == 1
+        assert len(srv.requests(path=r"^/data/aggregates/.*\.zip$")) == len(years)
+        assert not srv.requests(path="state.zip")
+        # Then the API, only for what was scraped since the ZIPs were built (less 2 days).
+        listed = [parse_qs(urlsplit(r.target).query) for r in srv.requests(path="^/gazettes")]
+        assert listed and all(q["scraped_since"] == ["2026-11-13T02:00:00"] for q in listed)
+        # Only the late gazette's text was fetched: the others came in the ZIPs.
+        assert [r.target for r in srv.requests(path=r"^/(data|cdn)/.*\.txt$")] == [late.path("txt")]
+    gazette_rows = rows_of(corpus, gazette)
+    assert len(gazette_rows) == 8
+    records = records_of(corpus, source_id)
+    assert {"lei/2199/2011", "decreto/10/2011", "decreto/11/2011"} <= set(records)
+    law = records["lei/2199/2011"]
+    # Printed again in the late gazette: two publications, each its own span.
+    (url, text), (_, again) = current_text(corpus, law["id"])
+    assert again == text
+    assert "/cdn/" in url and ".txt#char=" in url and text.startswith("LEI Nº 2.199")
+    extra = next(g for g in gazette_rows if g["edition"] == "2001")
+    assert extra["text_sha256"] and extra["segmented_at"]

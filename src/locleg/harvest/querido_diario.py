@@ -28,12 +28,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import re
+import zipfile
 from collections.abc import Awaitable, Callable
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode, urljoin, urlsplit
 
+from lxml import etree
 from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 
@@ -56,7 +59,7 @@ PAGE_SIZE = 100
 FIRST_DAY = "2000-01-01"  # Querido Diário's oldest gazettes are younger
 # scraped_since is the last cycle's start less this: clocks and slow indexing upstream.
 SCRAPED_MARGIN = timedelta(days=2)
-PRIORITY = {"window": 3, "gazette": 6}
+PRIORITY = {"aggregates": 1, "zip": 2, "window": 3, "gazette": 6}
 _FILE_KEY = re.compile(r"/(\d{7})/(\d{4}-\d{2}-\d{2})/([0-9a-f]{40})\.(?:pdf|txt)$", re.I)
 _TYPE_WORDS = re.compile(r"\s+n[º°o.]*\s*\d|\s+n[º°o.]\s", re.I)
 
@@ -147,7 +150,7 @@ class QueridoDiario:
         notes = [] if level in (None, "3") else [
             f"Querido Diário covers {name} at level {level} only (3: complete)"]
         return Probe(NAME, base, title=f"{name} ({uf})" if uf else name,
-                     state={"territory_id": str(jurisdiction), "city": name},
+                     state={"territory_id": str(jurisdiction), "city": name, "uf": uf},
                      notes=notes)
 
     def start_cycle(self, conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
@@ -162,10 +165,17 @@ class QueridoDiario:
         payload = {"mode": "full" if rewrite else "changes", "cycle": now.isoformat(),
                    "complete": True, "scraped_since": scraped, "windows": [[since, until]],
                    "offset": 0}
+        uf = ctx.state.get("uf")
+        if not last and uf and ctx.settings.get("bulk", True):
+            # The first cycle seeds from the per-city-year ZIPs, then lists what is newer.
+            url = f"{ctx.base_url}/aggregates/{uf}?{urlencode({'territory_id': _territory(ctx)})}"
+            frontier.enqueue(conn, [listed.chain(ctx, "aggregates", url, payload,
+                                                 priority=PRIORITY["aggregates"])])
+            return
         frontier.enqueue(conn, [_window(ctx, payload)])
 
     def handle(self, h: Harvest, ctx: SourceContext, req: frontier.Request) -> Awaitable[None]:
-        return (_window_step if req.kind == "window" else _gazette_step)(h, ctx, req)
+        return HANDLERS[req.kind](h, ctx, req)
 
 
 def _territory(ctx: SourceContext) -> str:
@@ -351,7 +361,7 @@ def span_url(txt_url: str, act: Act) -> str:
     return f"{txt_url}#char={act.start},{act.end}"
 
 
-def _write_acts(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request,
+def _write_acts(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request | None,
                 row: dict, text: str, sha: str | None, pdf_sha: str | None,
                 quality: str | None, acts: list[Act]) -> int:
     """The gazette's acts as gazette_act rows (again, when it is read again), the normative
@@ -394,7 +404,8 @@ def _write_acts(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.
     if act_rows:
         conn.execute(gazette_act.insert(), act_rows)
     _store_spans(conn, h, row, text, docs, now)
-    listed.replace(conn, req, [])
+    if req is not None:
+        listed.replace(conn, req, [])
     return len(norms)
 
 
@@ -463,5 +474,122 @@ def _join_continuation(conn: Connection, h: Harvest, ctx: SourceContext, row: di
                                  "origin": span_url(row["txt_url"], act), "http_status": 200}])
     return first.record_id
 
+
+# -- bulk start: the per-city-year ZIP aggregates --------------------------------------------
+
+
+async def _aggregates_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+    """The city's yearly ZIPs (`/aggregates/{UF}?territory_id=`): one `zip` request each,
+    then the API's listing for what was scraped since the oldest of them was built."""
+    fetched = await h.get(ctx, req.url)
+    payload = dict(req.payload)
+    zips: list[dict] = []
+    if fetched.status != 404:  # 404: "No aggregate file was found": list everything
+        data = json_body(fetched, req.url)
+        items = data.get("aggregates") if isinstance(data, dict) else None
+        if not isinstance(items, list):
+            raise FetchError(f"unexpected JSON (no aggregates list): {req.url}", transient=True)
+        built = []
+        for item in items:
+            if not isinstance(item, dict) or rows.label(item.get("territory_id")) \
+                    != _territory(ctx) or not isinstance(item.get("file_path"), str):
+                continue  # a state-year file, or nothing to fetch
+            url = rows.url(urljoin(ctx.base_url + "/", item["file_path"]))
+            if url is None:
+                continue
+            zips.append(listed.chain(ctx, "zip", url, {"md5": rows.text(item.get("hash_info")),
+                                                      "year": rows.text(item.get("year"))},
+                                     priority=PRIORITY["zip"]))
+            if isinstance(item.get("last_updated"), str):
+                built.append(item["last_updated"][:19])
+        if built:
+            # What the ZIPs hold is known: the listing asks only for what was scraped since
+            # the oldest was built (less the margin).
+            oldest = datetime.fromisoformat(min(built)) - SCRAPED_MARGIN
+            payload["scraped_since"] = oldest.strftime("%Y-%m-%dT%H:%M:%S")
+    await h.db(listed.replace, req, zips + [_window(ctx, payload)])
+
+
+async def _zip_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+    """One city-year ZIP: every gazette of its XML stored, archived and segmented."""
+    fetched = await h.get(ctx, req.url, max_bytes=h.config.max_file_size)
+    if fetched.status != 200:
+        raise status_error(req.url, fetched.status, fetched.headers, fetched.body)
+    md5 = req.payload.get("md5")
+    if md5 and hashlib.md5(fetched.body).hexdigest() != md5.lower():  # noqa: S324 (theirs)
+        raise FetchError(f"the ZIP does not match its md5 {md5}: {req.url}", transient=True)
+    try:
+        diarios = await asyncio.to_thread(read_aggregate, fetched.body)
+    except (zipfile.BadZipFile, etree.XMLSyntaxError, OSError) as e:
+        raise FetchError(f"an unreadable aggregate ({e}): {req.url}", transient=False) from None
+    portarias = bool(ctx.settings.get("portarias"))
+    stored = 0
+    for d in diarios:
+        data = d.pop("text").encode("utf-8")
+        sha = hashlib.sha256(data).hexdigest()
+        h.corpus.blobs.put(data, sha)
+        text = data.decode("utf-8")
+        read = read_gazette(text, territory_id=_territory(ctx), portarias=portarias)
+        stored += await h.db(_seed_gazette, h, ctx, d, text, sha, read)
+    await asyncio.to_thread(h.corpus.blobs.sync)
+    await h.db(listed.replace, req, [])
+    h.count(ctx, "norms", stored)
+
+
+def read_aggregate(body: bytes) -> list[dict]:
+    """The gazettes of a Querido Diário aggregate ZIP: XML `<diarios><diario><meta_diario>…
+    </meta_diario><conteudo>TEXT</conteudo></diario>…`, as `gazette` values plus `text`.
+    No entity is expanded and nothing fetched (lxml's safe settings)."""
+    found = []
+    with zipfile.ZipFile(io.BytesIO(body)) as archive:
+        for name in archive.namelist():
+            if not name.lower().endswith(".xml"):
+                continue
+            with archive.open(name) as xml:
+                for _, node in etree.iterparse(xml, tag="diario", resolve_entities=False,
+                                               no_network=True, huge_tree=True):
+                    meta = node.find("meta_diario")
+                    got = {c.tag: (c.text or "").strip() for c in meta} if meta is not None \
+                        else {}
+                    day = _br_date(got.get("data_publicacao"))
+                    pdf = rows.url(got.get("url_arquivo_original"))
+                    if day is not None:
+                        item = {"url": pdf, "date": day.isoformat()}
+                        key = file_key(item)
+                        found.append({
+                            "file_key": key if pdf else f"{key}/{len(found)}",
+                            "date": day, "edition": got.get("numero_edicao") or None,
+                            "is_extra": got.get("edicao_extra", "").lower().startswith("s"),
+                            "url": pdf,
+                            "txt_url": re.sub(r"\.pdf$", ".txt", pdf, flags=re.I)
+                            if pdf and _FILE_KEY.search(pdf) else None,
+                            "text": node.findtext("conteudo") or ""})
+                    node.clear()
+    return found
+
+
+def _br_date(value: str | None) -> date | None:
+    try:
+        day, month, year = (int(p) for p in (value or "").split("/"))
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _seed_gazette(conn: Connection, h: Harvest, ctx: SourceContext, d: dict, text: str,
+                  sha: str, read) -> int:
+    """A gazette from an aggregate: its row (unless known), its acts."""
+    old = conn.execute(select(gazette.c.id).where(gazette.c.source_id == ctx.id,
+                                                  gazette.c.file_key == d["file_key"])).first()
+    if old is not None:
+        return 0
+    values = {**d, "source_id": ctx.id, "territory_id": _territory(ctx)}
+    gid = conn.execute(gazette.insert().values(**values)).inserted_primary_key[0]
+    row = dict(conn.execute(select(gazette).where(gazette.c.id == gid)).mappings().one())
+    return _write_acts(conn, h, ctx, None, row, text, sha, None, read.quality, read.acts)
+
+
+HANDLERS = {"aggregates": _aggregates_step, "zip": _zip_step, "window": _window_step,
+            "gazette": _gazette_step}
 
 PLATFORM = QueridoDiario()
