@@ -4,7 +4,8 @@ cut into its acts, the normative ones stored as records of norms.
 A source is the API's base URL and a jurisdiction: the territory id is its IBGE code. A cycle
 is a chain of requests:
 
-    window (GET /gazettes, a date window, page by page) → gazette (its text file) ...
+    [aggregates → zip ... (first cycle: the yearly ZIPs)] → window (GET /gazettes, a date
+    window, page by page) → gazette (its text file) ...
 
 `window` asks `/gazettes?territory_ids=N&published_since=&published_until=&sort_by=
 ascending_date&size=&offset=`; the API's search engine serves no result past the 10,000th of
@@ -21,7 +22,8 @@ from the câmara's SAPL and the same law from the gazette one norm with two reco
 
 Settings (`sources set` or `sources add`): `with_pdf` (archive each gazette's PDF too),
 `portarias` (portarias become norms; default no), `since` (the first cycle's first date),
-`result_window` (the API's result window, 10,000).
+`bulk` (seed the first cycle from the ZIP aggregates; default yes), `result_window` (the
+API's result window, 10,000).
 """
 
 from __future__ import annotations
