@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from locleg.corpus import open_corpus
+from locleg.fixtures.documents import scanned_pdf
 from locleg.fixtures.harvesting import JUAZEIRO, add_source, problems, run
 from locleg.fixtures.querido_diario_server import Gazette, QueridoDiarioServer
 from locleg.fixtures.sapl_server import Camara, SaplServer
@@ -70,6 +71,15 @@ def republication() -> str:
             "julho de 2011\n\n*Republicado por incorreção\n" + text)
 
 
+SCANNED_LAW = ["LEI Nº 2.300, DE 3 DE JANEIRO DE 2023",
+               "Dispõe sobre a feira livre do bairro Centro.",
+               "O PREFEITO MUNICIPAL DE JUAZEIRO, no uso de suas atribuições,",
+               "faço saber que a Câmara aprovou e eu sanciono a seguinte Lei:",
+               "Art. 1º A feira livre do bairro Centro funcionará aos sábados.",
+               "Art. 2º Esta Lei entra em vigor na data de sua publicação.",
+               "Juazeiro, 3 de janeiro de 2023.", "Prefeito Municipal"]
+
+
 def labelled(name: str) -> gazette_fixtures.LabelledGazette:
     return next(g for g in gazette_fixtures.gazettes() if g.name == name)
 
@@ -84,7 +94,8 @@ def the_gazettes() -> list[Gazette]:
         Gazette(TERRITORY, date(2021, 3, 1), first.text, edition="301"),
         Gazette(TERRITORY, date(2021, 3, 2), rest.text, edition="302"),
         Gazette(TERRITORY, date(2022, 5, 1), labelled("truncated-1000").text, edition="400"),
-        Gazette(TERRITORY, date(2023, 1, 2), "\f\n\n  \f", edition="500"),
+        Gazette(TERRITORY, date(2023, 1, 2), "\f\n\n  \f", edition="500",
+                pdf=scanned_pdf([SCANNED_LAW])),
     ]
 
 
@@ -174,15 +185,20 @@ def test_gazettes_become_acts_and_normative_acts_norms(corpus, server):
     assert len(texts) == 1 and "(Continua na próxima edição)" in texts[0][1]
     assert texts[0][1].count("(Continuação)") == 1
 
-    # Bad input: the empty text and the truncated file, each recorded.
+    # Bad input: the empty text is recorded, its PDF archived and OCRed by us, and the
+    # OCR text segmented: the scanned law is a norm, its span of the OCR text its original.
     empty = next(g for g in gazettes if g["edition"] == "500")
-    assert empty["quality"].startswith("no text") and not [
-        a for a in acts if a["gazette_id"] == empty["id"]]
     messages = [p["message"] for p in problems(corpus)]
     assert any("gazette of 02/01/2023: no text" in m and "PDF is archived" in m
-               and "needs OCR" in m for m in messages)
+               and "for OCR" in m for m in messages)
+    assert empty["quality"] is None, empty["quality"]
+    assert "feira livre" in corpus.blobs.read(empty["text_sha256"]).decode()
+    scanned = records["lei/2300/2023"]
+    assert (scanned["date"], scanned["number"]) == (date(2023, 1, 3), "2300")
+    [(url, text)] = current_text(corpus, scanned["id"])
+    assert url.startswith(empty["url"] + "#ocr#char=") and "sábados" in text
     assert empty["pdf_sha256"] and corpus.blobs.read(empty["pdf_sha256"]).startswith(b"%PDF")
-    assert not [g for g in gazettes if g["pdf_sha256"] and not g["quality"]]  # no --with-pdf
+    assert [g["edition"] for g in gazettes if g["pdf_sha256"]] == ["500"]  # no --with-pdf
     assert any("truncated" in m for m in messages)
     assert any(a["flags"] and "truncated" in a["flags"] for a in acts)
 
@@ -340,12 +356,17 @@ def test_a_first_cycle_seeds_from_the_yearly_zips_then_lists_what_is_newer(corpu
         # Then the API, only for what was scraped since the ZIPs were built (less 2 days).
         listed = [parse_qs(urlsplit(r.target).query) for r in srv.requests(path="^/gazettes")]
         assert listed and all(q["scraped_since"] == ["2026-11-13T02:00:00"] for q in listed)
-        # Only the late gazette's text was fetched: the others came in the ZIPs.
-        assert [r.target for r in srv.requests(path=r"^/(data|cdn)/.*\.txt$")] == [late.path("txt")]
+        # Only the late gazette's text was fetched, and the text file and PDF of the one
+        # whose ZIP text was empty (for OCR): the others came in the ZIPs.
+        empty = next(g for g in gazettes if g.edition == "500")
+        fetched = [r.target for r in srv.requests(path=r"^/(data|cdn)/\d")]
+        assert sorted(fetched) == sorted([late.path("txt"), empty.path("txt"),
+                                          empty.path("pdf")])
     gazette_rows = rows_of(corpus, gazette)
     assert len(gazette_rows) == 8
     records = records_of(corpus, source_id)
-    assert {"lei/2199/2011", "decreto/10/2011", "decreto/11/2011"} <= set(records)
+    assert {"lei/2199/2011", "decreto/10/2011", "decreto/11/2011", "lei/2300/2023"} \
+        <= set(records)
     law = records["lei/2199/2011"]
     # Printed again in the late gazette: two publications, each its own span.
     (url, text), (_, again) = current_text(corpus, law["id"])

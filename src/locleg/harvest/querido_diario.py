@@ -61,7 +61,7 @@ PAGE_SIZE = 100
 FIRST_DAY = "2000-01-01"  # Querido Diário's oldest gazettes are younger
 # scraped_since is the last cycle's start less this: clocks and slow indexing upstream.
 SCRAPED_MARGIN = timedelta(days=2)
-PRIORITY = {"aggregates": 1, "zip": 2, "window": 3, "gazette": 6}
+PRIORITY = {"aggregates": 1, "zip": 2, "window": 3, "gazette": 6, "ocr": 9}
 _FILE_KEY = re.compile(r"/(\d{7})/(\d{4}-\d{2}-\d{2})/([0-9a-f]{40})\.(?:pdf|txt)$", re.I)
 _TYPE_WORDS = re.compile(r"\s+n[º°o.]*\s*\d|\s+n[º°o.]\s", re.I)
 
@@ -331,14 +331,24 @@ async def _gazette_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -
     where = row["txt_url"] or row["url"] or req.url
     if quality:
         problems.append((where, f"gazette of {row['date']:%d/%m/%Y}: {quality}"
-                         + ("; its PDF is archived (sha256 " + pdf_sha[:12] + "…) and needs OCR"
+                         + ("; its PDF is archived (sha256 " + pdf_sha[:12] + "…) for OCR"
                             if pdf_sha else "; no PDF could be archived for OCR")))
     for act in read.acts:
         if act.truncated:
             problems.append((where, f"the text file ends inside {act.heading[:120]!r} "
                                     f"(characters {act.start}-{act.end}): truncated"))
-    stored = await h.db(_write_acts, h, ctx, req, dict(row), text, sha, pdf_sha, quality,
-                        read.acts)
+    # Text unusable but the PDF archived: our own OCR reads it (an `ocr` step, last on the
+    # host: it makes no request).
+    following = [listed.chain(ctx, "ocr", row["url"], {"gazette_id": gid},
+                              priority=PRIORITY["ocr"])] if quality and pdf_sha else []
+
+    def write(conn: Connection) -> int:
+        done = _write_acts(conn, h, ctx, None, dict(row), text, sha, pdf_sha, quality,
+                           read.acts)
+        listed.replace(conn, req, following)
+        return done
+
+    stored = await h.db(write)
     for subject, message in problems:
         await h.problem(ctx, "harvest", subject, message)
     h.count(ctx, "norms", stored)
@@ -588,10 +598,79 @@ def _seed_gazette(conn: Connection, h: Harvest, ctx: SourceContext, d: dict, tex
     values = {**d, "source_id": ctx.id, "territory_id": _territory(ctx)}
     gid = conn.execute(gazette.insert().values(**values)).inserted_primary_key[0]
     row = dict(conn.execute(select(gazette).where(gazette.c.id == gid)).mappings().one())
+    if read.quality and row["url"]:
+        # No usable text in the ZIP either: the gazette's own step fetches the PDF for OCR.
+        listed.queue_files(conn, h, [listed.chain(ctx, "gazette", row["txt_url"] or row["url"],
+                                                  {"gazette_id": gid},
+                                                  priority=PRIORITY["gazette"])])
     return _write_acts(conn, h, ctx, None, row, text, sha, None, read.quality, read.acts)
 
 
+# -- our own OCR of a gazette without usable text ----------------------------------------------
+
+
+async def _ocr_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+    """The archived PDF of a gazette whose text file was empty or garbage, OCRed in a worker
+    process with the extraction's limits (time, memory), then segmented like a text file.
+    The OCR text is archived as the gazette's text (`text_sha256`); `quality` says how it
+    was read. No request is made."""
+    gid = req.payload["gazette_id"]
+    row = await h.db(lambda conn: conn.execute(select(gazette).where(gazette.c.id == gid))
+                     .mappings().one_or_none())
+    if row is None or not row["pdf_sha256"] or row["quality"] is None:
+        await h.db(listed.replace, req, [])
+        return
+    result = await asyncio.to_thread(ocr_pdf, str(h.corpus.blobs.root), row["pdf_sha256"])
+    text = result.text if result.status == "extracted" else ""
+    portarias = bool(ctx.settings.get("portarias"))
+    read = read_gazette(text, territory_id=row["territory_id"], portarias=portarias)
+    sha = None
+    if text:
+        data = text.encode("utf-8")
+        sha = hashlib.sha256(data).hexdigest()
+        await asyncio.to_thread(h.corpus.blobs.put, data, sha)
+        await asyncio.to_thread(h.corpus.blobs.sync)
+    if read.quality:
+        why = result.error or result.detail or read.quality
+        quality = f"{row['quality']}; OCR gave no usable text either ({why})"[:2000]
+    else:
+        quality = None
+    # The acts' spans are of the OCR text: their URL names the PDF, where that text is from.
+    ocr_row = {**dict(row), "txt_url": f"{row['url']}#ocr" if row["url"] else None}
+    stored = await h.db(_write_acts, h, ctx, req, ocr_row, text, sha or row["text_sha256"],
+                        row["pdf_sha256"], quality, read.acts)
+    if quality:
+        await h.problem(ctx, "harvest", row["url"] or req.url, f"gazette of "
+                        f"{row['date']:%d/%m/%Y}: {quality}")
+    h.count(ctx, "norms", stored)
+
+
+def ocr_pdf(blob_root: str, sha256: str):
+    """Extract (OCR as needed) one archived PDF in a worker process of the extraction's
+    kind: a PDF that hangs or eats memory costs that worker, never the harvest."""
+    from concurrent.futures import TimeoutError as FutureTimeout
+
+    from ..extract import DEFAULT_LIMITS
+    from ..extract.result import failed
+    from ..extraction import _pool, extract_stored
+
+    limits = DEFAULT_LIMITS
+    pool = _pool(1, limits)
+    try:
+        future = pool.schedule(extract_stored, args=(blob_root, sha256, "application/pdf", 0,
+                                                     "auto", limits), timeout=limits.time_s)
+        try:
+            return future.result()
+        except FutureTimeout:
+            return failed(f"OCR took longer than {limits.time_s:g} s")
+        except Exception as e:  # a worker that died (memory limit, a crash)
+            return failed(f"OCR failed: {type(e).__name__}: {str(e)[:200]}")
+    finally:
+        pool.close()
+        pool.join(timeout=10)
+
+
 HANDLERS = {"aggregates": _aggregates_step, "zip": _zip_step, "window": _window_step,
-            "gazette": _gazette_step}
+            "gazette": _gazette_step, "ocr": _ocr_step}
 
 PLATFORM = QueridoDiario()
