@@ -374,3 +374,24 @@ def test_a_first_cycle_seeds_from_the_yearly_zips_then_lists_what_is_newer(corpu
     assert "/cdn/" in url and ".txt#char=" in url and text.startswith("LEI Nº 2.199")
     extra = next(g for g in gazette_rows if g["edition"] == "2001")
     assert extra["text_sha256"] and extra["segmented_at"]
+
+
+def test_an_association_gazette_gives_each_city_only_its_own_acts(corpus):
+    association = labelled("association-ama-600")
+    own = [a for a in association.acts if a.municipality == "ARAPIRACA"]
+    assert own and len(own) < len(association.acts)
+    with QueridoDiarioServer([Gazette("2700000", date(2022, 8, 1), association.text,
+                                      edition="77")]) as srv:
+        source_id = corpus.store.ensure_source(2700300, "querido-diario", srv.url,
+                                               {"delay": 0, "association": "2700000"})
+        run(corpus)
+        asked = parse_qs(urlsplit(srv.requests(path="^/gazettes")[0].target).query)
+    assert asked["territory_ids"] == ["2700300", "2700000"]
+    acts = rows_of(corpus, gazette_act)
+    assert {a["municipality"] for a in acts} == {"ARAPIRACA"}
+    assert sorted((a["kind"], a["number"]) for a in acts) == sorted(
+        (a.kind, a.number) for a in own)
+    normative = [a for a in own if a.kind in gazette_fixtures.NORMATIVE_KINDS
+                 and a.kind != "portaria"]
+    assert len(records_of(corpus, source_id)) == len({(a.kind, a.number, a.year)
+                                                      for a in normative})

@@ -22,8 +22,9 @@ from the câmara's SAPL and the same law from the gazette one norm with two reco
 
 Settings (`sources set` or `sources add`): `with_pdf` (archive each gazette's PDF too),
 `portarias` (portarias become norms; default no), `since` (the first cycle's first date),
-`bulk` (seed the first cycle from the ZIP aggregates; default yes), `result_window` (the
-API's result window, 10,000).
+`bulk` (seed the first cycle from the ZIP aggregates; default yes), `association` (the
+territory of an association's gazette that also prints the city's acts: only its own are
+kept), `result_window` (the API's result window, 10,000).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from sqlalchemy.engine import Connection
 
 from ..errors import UserError
 from ..gazette.segment import Act, read_gazette
+from ..jurisdictions import fold
 from ..store import utcnow
 from ..store.gazette_schema import gazette, gazette_act
 from ..store.schema import document, version
@@ -69,12 +71,18 @@ _TYPE_WORDS = re.compile(r"\s+n[º°o.]*\s*\d|\s+n[º°o.]\s", re.I)
 # -- the API -------------------------------------------------------------------------------
 
 
-def gazettes_url(base_url: str, territory: str, since: str, until: str, offset: int = 0,
-                 scraped_since: str | None = None, window: int = RESULT_WINDOW) -> str:
-    query = {"territory_ids": territory, "published_since": since, "published_until": until,
-             "sort_by": "ascending_date", "size": min(PAGE_SIZE, window), "offset": offset}
+def gazettes_url(base_url: str, territories: str | list[str], since: str, until: str,
+                 offset: int = 0, scraped_since: str | None = None,
+                 window: int = RESULT_WINDOW) -> str:
+    """A page of the listing; several territories repeat the key, as the API wants."""
+    if isinstance(territories, str):
+        territories = [territories]
+    query: list[tuple[str, Any]] = [("territory_ids", t) for t in territories]
+    query += [("published_since", since), ("published_until", until),
+              ("sort_by", "ascending_date"), ("size", min(PAGE_SIZE, window)),
+              ("offset", offset)]
     if scraped_since:
-        query["scraped_since"] = scraped_since
+        query.append(("scraped_since", scraped_since))
     return f"{base_url}/gazettes?{urlencode(query)}"
 
 
@@ -184,13 +192,20 @@ def _territory(ctx: SourceContext) -> str:
     return str(ctx.state.get("territory_id") or ctx.jurisdiction_code)
 
 
+def _territories(ctx: SourceContext) -> list[str]:
+    """The city's territory, and the association whose gazette also publishes its acts
+    (setting `association`: a territory id ending in 00000, e.g. 2700000 for AMA)."""
+    extra = str(ctx.settings.get("association") or "")
+    return [_territory(ctx)] + ([extra] if extra.endswith("00000") else [])
+
+
 def _result_window(ctx: SourceContext) -> int:
     return int(ctx.settings.get("result_window") or RESULT_WINDOW)
 
 
 def _window(ctx: SourceContext, payload: dict) -> dict:
     since, until = payload["windows"][0]
-    url = gazettes_url(ctx.base_url, _territory(ctx), since, until, payload["offset"],
+    url = gazettes_url(ctx.base_url, _territories(ctx), since, until, payload["offset"],
                        payload.get("scraped_since"), _result_window(ctx))
     return listed.chain(ctx, "window", url, payload, priority=PRIORITY["window"])
 
@@ -328,12 +343,13 @@ async def _gazette_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -
             problems.append((row["url"], f"the gazette's PDF: HTTP {fetched.status}"))
     if sha is not None or pdf_sha is not None:
         await asyncio.to_thread(h.corpus.blobs.sync)
+    acts = _own_acts(h, ctx, row["territory_id"], read.acts)
     where = row["txt_url"] or row["url"] or req.url
     if quality:
         problems.append((where, f"gazette of {row['date']:%d/%m/%Y}: {quality}"
                          + ("; its PDF is archived (sha256 " + pdf_sha[:12] + "…) for OCR"
                             if pdf_sha else "; no PDF could be archived for OCR")))
-    for act in read.acts:
+    for act in acts:
         if act.truncated:
             problems.append((where, f"the text file ends inside {act.heading[:120]!r} "
                                     f"(characters {act.start}-{act.end}): truncated"))
@@ -343,8 +359,7 @@ async def _gazette_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -
                               priority=PRIORITY["ocr"])] if quality and pdf_sha else []
 
     def write(conn: Connection) -> int:
-        done = _write_acts(conn, h, ctx, None, dict(row), text, sha, pdf_sha, quality,
-                           read.acts)
+        done = _write_acts(conn, h, ctx, None, dict(row), text, sha, pdf_sha, quality, acts)
         listed.replace(conn, req, following)
         return done
 
@@ -352,6 +367,17 @@ async def _gazette_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -
     for subject, message in problems:
         await h.problem(ctx, "harvest", subject, message)
     h.count(ctx, "norms", stored)
+
+
+def _own_acts(h: Harvest, ctx: SourceContext, territory: str, acts: list[Act]) -> list[Act]:
+    """An association's gazette (territory ending in 00000) prints many municipalities' acts,
+    each section under its header (gazette/associations.py): only the source's own are its
+    acts; the others belong to their municipalities' sources."""
+    if not territory.endswith("00000"):
+        return acts
+    place = h.store.jurisdiction(ctx.jurisdiction_code) or {}
+    name = fold(place.get("name") or "")
+    return [a for a in acts if a.municipality and fold(a.municipality) == name]
 
 
 def _native_id(row: dict, act: Act) -> str:
@@ -638,7 +664,8 @@ async def _ocr_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> No
     # The acts' spans are of the OCR text: their URL names the PDF, where that text is from.
     ocr_row = {**dict(row), "txt_url": f"{row['url']}#ocr" if row["url"] else None}
     stored = await h.db(_write_acts, h, ctx, req, ocr_row, text, sha or row["text_sha256"],
-                        row["pdf_sha256"], quality, read.acts)
+                        row["pdf_sha256"], quality,
+                        _own_acts(h, ctx, row["territory_id"], read.acts))
     if quality:
         await h.problem(ctx, "harvest", row["url"] or req.url, f"gazette of "
                         f"{row['date']:%d/%m/%Y}: {quality}")
