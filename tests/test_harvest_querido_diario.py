@@ -192,7 +192,8 @@ def test_gazettes_become_acts_and_normative_acts_norms(corpus, server):
     assert any("gazette of 02/01/2023: no text" in m and "PDF is archived" in m
                and "for OCR" in m for m in messages)
     assert empty["quality"] is None, empty["quality"]
-    assert "feira livre" in corpus.blobs.read(empty["text_sha256"]).decode()
+    assert "feira livre" in corpus.blobs.read(empty["ocr_sha256"]).decode()
+    assert corpus.blobs.read(empty["text_sha256"]) == b"\f\n\n  \f"  # theirs, kept
     scanned = records["lei/2300/2023"]
     assert (scanned["date"], scanned["number"]) == (date(2023, 1, 3), "2300")
     [(url, text)] = current_text(corpus, scanned["id"])
@@ -272,6 +273,10 @@ def test_sources_add_and_harvest_from_the_command_line(tmp_path, server):
     listing = json.loads(run_cli("sources", "list", "--json", corpus=folder,
                                  check=True).stdout)
     assert [s["platform"] for s in listing] == ["querido-diario"]
+    # Without --delay, the platform's pace: 1 s, at most 60 requests a minute.
+    other = run_cli("sources", "add", "querido-diario", server.url, "-j", "2611101",
+                    corpus=folder, check=True)
+    assert "1 s between requests" in other.stdout
     run_cli("harvest", corpus=folder, check=True)
     run_cli("extract", corpus=folder, check=True)
     # The gazettes' own files (texts, PDFs) are originals the corpus names.
@@ -295,9 +300,6 @@ def test_sources_add_and_harvest_from_the_command_line(tmp_path, server):
         corpus.close()
     assert pages and pages[0].status == "extracted"
     assert pages[0].text.startswith("LEI Nº 2.199") and "EXTRATO" not in pages[0].text
-    unknown = run_cli("sources", "add", "querido-diario", server.url, "-j", "2611101",
-                      corpus=folder)
-    assert unknown.returncode == 0  # Petrolina is a city the stand-in knows
     missing = run_cli("sources", "add", "querido-diario", server.url, "-j", "2927408",
                       corpus=folder)
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1

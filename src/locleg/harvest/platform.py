@@ -65,6 +65,9 @@ class Probe:
     robots_txt: str | None = None
     robots_status: int | None = None
     crawl_delay: float | None = None
+    # seconds between requests unless the operator says otherwise (kept as the source's
+    # delay): an API that asks for a rate (Querido Diário: about 60 requests a minute)
+    default_delay: float | None = None
 
     def describe(self) -> str:
         what = self.platform + (f" {self.version}" if self.version else "")

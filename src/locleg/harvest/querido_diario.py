@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 NAME = "querido-diario"
 RESULT_WINDOW = 10_000  # the search engine's max_result_window: no offset past it
 PAGE_SIZE = 100
+DEFAULT_DELAY = 1.0  # seconds: the API's documentation asks for about 60 requests a minute
 FIRST_DAY = "2000-01-01"  # Querido Diário's oldest gazettes are younger
 # scraped_since is the last cycle's start less this: clocks and slow indexing upstream.
 SCRAPED_MARGIN = timedelta(days=2)
@@ -161,7 +162,7 @@ class QueridoDiario:
             f"Querido Diário covers {name} at level {level} only (3: complete)"]
         return Probe(NAME, base, title=f"{name} ({uf})" if uf else name,
                      state={"territory_id": str(jurisdiction), "city": name, "uf": uf},
-                     notes=notes)
+                     notes=notes, default_delay=DEFAULT_DELAY)
 
     def start_cycle(self, conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
         frontier.retry_failed(conn, ctx.id)
@@ -401,13 +402,14 @@ def span_url(txt_url: str, act: Act) -> str:
 
 def _write_acts(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request | None,
                 row: dict, text: str, sha: str | None, pdf_sha: str | None,
-                quality: str | None, acts: list[Act]) -> int:
+                quality: str | None, acts: list[Act], ocr_sha: str | None = None) -> int:
     """The gazette's acts as gazette_act rows (again, when it is read again), the normative
     ones as records with their span as an original; a continuation joined to its first part."""
     now = utcnow()
     conn.execute(gazette_act.delete().where(gazette_act.c.gazette_id == row["id"]))
     conn.execute(update(gazette).where(gazette.c.id == row["id"]).values(
-        text_sha256=sha, pdf_sha256=pdf_sha or row.get("pdf_sha256"), quality=quality,
+        text_sha256=sha, pdf_sha256=pdf_sha or row.get("pdf_sha256"),
+        ocr_sha256=ocr_sha or row.get("ocr_sha256"), quality=quality,
         segmented_at=now))
     # The rest of an act begun in an earlier gazette joins its first part's record.
     joined = {act.start: _join_continuation(conn, h, ctx, row, text, act)
@@ -638,8 +640,8 @@ def _seed_gazette(conn: Connection, h: Harvest, ctx: SourceContext, d: dict, tex
 async def _ocr_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
     """The archived PDF of a gazette whose text file was empty or garbage, OCRed in a worker
     process with the extraction's limits (time, memory), then segmented like a text file.
-    The OCR text is archived as the gazette's text (`text_sha256`); `quality` says how it
-    was read. No request is made."""
+    The OCR text is archived (`ocr_sha256`); `quality` is cleared when it reads as text. No
+    request is made."""
     gid = req.payload["gazette_id"]
     row = await h.db(lambda conn: conn.execute(select(gazette).where(gazette.c.id == gid))
                      .mappings().one_or_none())
@@ -663,9 +665,9 @@ async def _ocr_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> No
         quality = None
     # The acts' spans are of the OCR text: their URL names the PDF, where that text is from.
     ocr_row = {**dict(row), "txt_url": f"{row['url']}#ocr" if row["url"] else None}
-    stored = await h.db(_write_acts, h, ctx, req, ocr_row, text, sha or row["text_sha256"],
+    stored = await h.db(_write_acts, h, ctx, req, ocr_row, text, row["text_sha256"],
                         row["pdf_sha256"], quality,
-                        _own_acts(h, ctx, row["territory_id"], read.acts))
+                        _own_acts(h, ctx, row["territory_id"], read.acts), sha)
     if quality:
         await h.problem(ctx, "harvest", row["url"] or req.url, f"gazette of "
                         f"{row['date']:%d/%m/%Y}: {quality}")

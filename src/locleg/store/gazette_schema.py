@@ -29,7 +29,8 @@ gazette = Table(
     Column("txt_url", Text),  # Tika's text of it
     Column("scraped_at", Text),  # as Querido Diário says (its incremental marker)
     Column("text_sha256", String(64)),  # the archived text (an original)
-    Column("pdf_sha256", String(64)),  # the archived PDF (--with-pdf)
+    Column("pdf_sha256", String(64)),  # the archived PDF (--with-pdf, or for OCR)
+    Column("ocr_sha256", String(64)),  # our OCR of the PDF, when the text was unusable
     Column("quality", Text),  # null: text segmented; else why not (no text, garbage)
     Column("segmented_at", Timestamp),
 )

@@ -33,6 +33,7 @@ def upgrade() -> None:
         sa.Column("scraped_at", sa.Text),
         sa.Column("text_sha256", sa.String(64)),
         sa.Column("pdf_sha256", sa.String(64)),
+        sa.Column("ocr_sha256", sa.String(64)),
         sa.Column("quality", sa.Text),
         sa.Column("segmented_at", sa.DateTime(timezone=True)),
     )
