@@ -48,7 +48,7 @@ from ..gazette.segment import Act, read_gazette
 from ..jurisdictions import fold
 from ..store import utcnow
 from ..store.gazette_schema import gazette, gazette_act
-from ..store.schema import document, version
+from ..store.schema import document, jurisdiction, version
 from . import frontier, listed, rows
 from .net import FetchError, Guard, Resolver, fetch, make_client, normalize_base_url, status_error
 from .platform import TEXTO_INTEGRAL, ListedNorm, NotThisPlatform, Probe
@@ -266,7 +266,7 @@ def _write_gazettes(conn: Connection, h: Harvest, ctx: SourceContext, req: front
 
     A gazette listed again (an extra edition of the same file, or scraped again) keeps one
     row: it is an extra edition if any listing says so; its text is fetched again only when
-    it was never segmented or its text URL moved."""
+    it was never segmented."""
     keys = list({g["file_key"] for g in found})
     known = {r.file_key: r for r in conn.execute(
         select(gazette).where(gazette.c.source_id == ctx.id, gazette.c.file_key.in_(keys)))}
@@ -287,11 +287,13 @@ def _write_gazettes(conn: Connection, h: Harvest, ctx: SourceContext, req: front
             continue
         values = {"is_extra": old.is_extra or g["is_extra"], "edition": old.edition or g["edition"],
                   "scraped_at": g["scraped_at"] or old.scraped_at}
-        moved = g["txt_url"] and g["txt_url"] != old.txt_url
-        if moved:
+        if g["txt_url"] and g["txt_url"] != old.txt_url:
+            # The same file (its sha1 names it) served from the other storage host: the
+            # addresses follow, the acts' spans keep naming where they were read.
             values.update(txt_url=g["txt_url"], url=g["url"] or old.url)
         conn.execute(update(gazette).where(gazette.c.id == old.id).values(**values))
-        if old.segmented_at is None or moved or req.payload.get("mode") == "full":
+        # Known and read: not fetched again (a weekly full cycle relists, it does not reread).
+        if old.segmented_at is None:
             fetch_ids.append(old.id)
     wanted = []
     for gid in fetch_ids:
@@ -344,7 +346,7 @@ async def _gazette_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -
             problems.append((row["url"], f"the gazette's PDF: HTTP {fetched.status}"))
     if sha is not None or pdf_sha is not None:
         await asyncio.to_thread(h.corpus.blobs.sync)
-    acts = _own_acts(h, ctx, row["territory_id"], read.acts)
+    acts = await _own_acts(h, ctx, row["territory_id"], read.acts)
     where = row["txt_url"] or row["url"] or req.url
     if quality:
         problems.append((where, f"gazette of {row['date']:%d/%m/%Y}: {quality}"
@@ -370,14 +372,16 @@ async def _gazette_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -
     h.count(ctx, "norms", stored)
 
 
-def _own_acts(h: Harvest, ctx: SourceContext, territory: str, acts: list[Act]) -> list[Act]:
+async def _own_acts(h: Harvest, ctx: SourceContext, territory: str,
+                    acts: list[Act]) -> list[Act]:
     """An association's gazette (territory ending in 00000) prints many municipalities' acts,
     each section under its header (gazette/associations.py): only the source's own are its
     acts; the others belong to their municipalities' sources."""
     if not territory.endswith("00000"):
         return acts
-    place = h.store.jurisdiction(ctx.jurisdiction_code) or {}
-    name = fold(place.get("name") or "")
+    place = await h.db(lambda conn: conn.scalar(
+        select(jurisdiction.c.name).where(jurisdiction.c.ibge_code == ctx.jurisdiction_code)))
+    name = fold(place or "")
     return [a for a in acts if a.municipality and fold(a.municipality) == name]
 
 
@@ -667,7 +671,7 @@ async def _ocr_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> No
     ocr_row = {**dict(row), "txt_url": f"{row['url']}#ocr" if row["url"] else None}
     stored = await h.db(_write_acts, h, ctx, req, ocr_row, text, row["text_sha256"],
                         row["pdf_sha256"], quality,
-                        _own_acts(h, ctx, row["territory_id"], read.acts), sha)
+                        await _own_acts(h, ctx, row["territory_id"], read.acts), sha)
     if quality:
         await h.problem(ctx, "harvest", row["url"] or req.url, f"gazette of "
                         f"{row['date']:%d/%m/%Y}: {quality}")
