@@ -1,6 +1,6 @@
 """Needs-OCR figure: accuracy per page of the per-page OCR decision on the labelled set.
 
-The set is `documents.needs_ocr_cases()`, the one the tests assert on: clean born-digital pages
+The set is `pdf_cases.needs_ocr_cases()`, the one the tests assert on: clean born-digital pages
 (also over a background image and with ruled tables), tables of figures and units, decrees
 full of codes, lists of names, scans (with a stamped page number), scans under a good
 invisible OCR layer, under garbage ones (lower case, capitalized, 30 % misread), a font
@@ -24,7 +24,7 @@ from locleg.extract import extract
 from locleg.extract.lexicon import assess, dictionary_version, is_word
 from locleg.extract.normalize import normalize_text
 from locleg.extract.pdf import MAX_GARBAGE, MIN_CHARS, MIN_WORD_SHARE
-from locleg.fixtures.documents import needs_ocr_cases
+from locleg.fixtures.pdf_cases import needs_ocr_cases
 
 
 def _shares(data: bytes) -> list[tuple[int, float | None, float]]:

@@ -21,14 +21,16 @@ from locleg.extract.pdf import Drawing, needs_ocr
 from locleg.extract.sniff import OCTET, checked_media_type
 from locleg.fixtures.documents import (
     born_digital_pdf,
-    codes_decree_pdf,
     html_law_page,
     mixed_pdf,
+    scanned_pdf,
+    text_pdf,
+)
+from locleg.fixtures.pdf_cases import (
+    codes_decree_pdf,
     names_decree_pdf,
     quantities_annex_pdf,
-    scanned_pdf,
     tariff_table_pdf,
-    text_pdf,
 )
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"

@@ -24,12 +24,12 @@ from locleg.fixtures.documents import (
     jpeg_pdf,
     mixed_pdf,
     municipal_scan,
-    needs_ocr_cases,
     pdf_without_character_map,
     scanned_page,
     scanned_pdf,
     scanned_pdf_with_layer,
 )
+from locleg.fixtures.pdf_cases import needs_ocr_cases
 
 LINES = [
     "MUNICÍPIO DE JUAZEIRO",

@@ -254,10 +254,10 @@ def test_sources_add_detects_a_sapl_and_sources_add_sapl_still_works(tmp_path):
                         check=True)
         assert "Found SAPL 3.1.163-RC20 at " in found.stdout
         assert "(detected)" in found.stdout
-        assert "Added source 1 (sapl) for Juazeiro (BA)" in found.stdout
+        assert "Added source 1 for Juazeiro (BA)" in found.stdout
         named = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO), "--delay", "0",
                         corpus=folder, check=True)
-        assert "Already known: source 1 (sapl)" in named.stdout
+        assert "Already known: source 1" in named.stdout
         assert "(detected)" not in named.stdout
     listing = json.loads(run_cli("sources", "list", "--json", corpus=folder, check=True).stdout)
     assert [(s["platform"], s["version"], s["delay"]) for s in listing] == [
@@ -285,7 +285,7 @@ def test_sources_add_refuses_an_unknown_platform_name(tmp_path):
     result = run_cli("sources", "add", "gopher", "http://x.example", "-j", str(JUAZEIRO),
                      corpus=folder)
     assert result.returncode == 2 and result.stderr.count("\n") == 1
-    assert "unknown platform 'gopher': one of sapl, querido-diario" in result.stderr
+    assert "unknown platform 'gopher': one of sapl, oai, querido-diario" in result.stderr
 
 
 # -- storage: sapl_norm's rows live on as listed_norm's ----------------------------------------

@@ -153,6 +153,7 @@ LAZY_COMMANDS = {
     "harvest": ("cli_harvest", "Harvest sources politely: norms, their documents and the "
                                "originals."),
     "index": ("cli_web", "Bring the search index and the explorer's counts up to date."),
+    "lexml": ("cli_lexml", "LexML (SRU): search it, cross-check a place's norms by URN."),
     "migrate": ("cli_migrate", "Move the corpus to other storage; prints counts and checksums "
                                "of both sides."),
     "search": ("cli_web", 'Full-text search: words, "exact phrases", prefix*, AND / OR / NOT, '

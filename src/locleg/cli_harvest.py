@@ -26,6 +26,7 @@ from .cli import (
     refresh_derived,
 )
 from .errors import UserError
+from .harvest import platform
 from .harvest.revalidate import DEFAULT_DAYS as REVALIDATE_DAYS
 from .store.schema import source
 
@@ -69,7 +70,7 @@ def sources() -> None:
     """Publishers of norms to harvest: add, list, set."""
 
 
-@sources.command("add")
+@sources.command("add", epilog="Platforms: " + ", ".join(platform.names()) + ".")
 @click.argument("words", nargs=-1, required=True, metavar="[PLATFORM] URL")
 @click.option("--jurisdiction", "-j", metavar="IBGE_CODE", required=True,
               help="The municipality or state the publisher legislates for.")
@@ -84,11 +85,10 @@ def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None, wi
                 corpus_dir: Path | None) -> None:
     """Add a publisher as a source, after checking what it runs (and which version).
 
-    PLATFORM is one of the registered platforms (sapl, ...); without it, each is tried in
+    PLATFORM is one of the registered platforms (see below); without it, each is tried in
     turn (SAPL 3.1's API first) and the one that recognises the site is taken. For `portal`,
     URL names the portal's configuration file.
     """
-    from .harvest import platform
     from .harvest.discover import register
     from .harvest.net import normalize_base_url
 
@@ -136,8 +136,8 @@ def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None, wi
         err_console.print(f"[yellow]warning:[/] the publisher says UF {printable(uf)}, "
                           f"the jurisdiction is in {place['uf']}")
     verb = "Added" if new else "Already known:"
-    console.print(f"{verb} source {source_id} ({found.platform}) for {place['name']} "
-                  f"({place['uf']}) {place['ibge_code']}"
+    console.print(f"{verb} source {source_id} for {place['name']} ({place['uf']}) "
+                  f"{place['ibge_code']}"
                   + (f", {chosen:g} s between requests" if chosen is not None else
                      ", delay from robots.txt (else 1 s)"))
     console.print(f"Next: locleg harvest --source {source_id}")
@@ -425,7 +425,6 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
     any moment (Ctrl-C, or even a kill) and run it again: it resumes from the frontier kept
     in the corpus database.
     """
-    from .harvest import platform
     from .harvest.engine import Harvest, HarvestConfig
 
     if source_ids and all_sources:

@@ -31,7 +31,7 @@ BACKEND = "pypdfium2"
 BACKEND_VERSION = f"{PYPDFIUM_INFO} (pdfium {PDFIUM_INFO.build})"
 
 # The combined rule of extraction.md (114 of 114 pages right on its test set; the labelled
-# set of fixtures.documents.needs_ocr_cases() checks it here).
+# set of fixtures.pdf_cases.needs_ocr_cases() checks it here).
 MIN_CHARS = 100  # fewer non-blank characters: judge the page by what is drawn on it
 MIN_IMAGE_COVER = 0.30  # share of the page under images: a scan
 MANY_PATHS = 500  # vector paths on a near-empty page: text drawn as outlines

@@ -35,11 +35,12 @@ if TYPE_CHECKING:
 # name → the module that defines PLATFORM; imported only when a source of it is harvested.
 REGISTRY: dict[str, str] = {
     "sapl": "locleg.harvest.sapl",
+    "oai": "locleg.harvest.oai",
     # a gazette archive, not a publisher's site: named, never detected
     "querido-diario": "locleg.harvest.querido_diario",
 }
 # The order in which `sources add URL` tries to recognise a site (most specific first).
-DETECTION_ORDER = ["sapl"]
+DETECTION_ORDER = ["sapl", "oai"]
 
 # A document's role within its norm (document.role).
 TEXTO_INTEGRAL = "texto_integral"

@@ -1,0 +1,422 @@
+"""OAI-PMH with oai_lexml as a source: SAPL 3.1's /sistema/lexml/oai, SAPL 2.5's /oai, any
+LexML publisher.
+
+A cycle is a chain of requests:
+
+    Identify → ListRecords window by window (each followed by its resumption tokens)
+             → the records changed while it listed → [a full cycle: the datestamp of
+                each norm not seen, asked for alone] → close
+
+Offset paging shifts: SAPL's tokens are offsets into a list ordered by the norm's date,
+newest first, so a norm added while a client pages pushes every later record down a place
+(one is read twice), and a norm changed or deleted pulls them up (one is never read). A
+`from`/`until` window that ends before the cycle began keeps new and newly stamped norms
+out of the list being paged; a window that needs more than `max_pages` pages is split in
+parts of equal time, and each part listed anew, so that windows stay short.
+Every cycle then lists what was stamped since its `until`. A full cycle lists every window
+from the earliest datestamp; before it marks removed the norms it did not see (only when
+every window was listed without an error), it asks for each of them by its own last
+datestamp, a one-record window that cannot shift: the record a change pulled past a page
+boundary is found there. A daily cycle lists from the last cycle's `until` minus a margin
+and removes only what the publisher says it deleted (status="deleted").
+
+A resumption token that loops (the same token again, or a page repeating the previous
+page) stops its window, is recorded as a problem, and the cycle removes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+from urllib.parse import urlencode, urlsplit
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from ..errors import UserError
+from ..store import utcnow
+from ..store.harvest_schema import listed_norm
+from ..store.schema import record
+from . import frontier, listed
+from .net import FetchError, Guard, Resolver, make_client, normalize_base_url, status_error
+from .oaixml import PREFIX, BadXML, Identify, Page, UnsafeXML, parse_identify, parse_list_records
+from .platform import NotThisPlatform, Probe
+
+if TYPE_CHECKING:
+    from .engine import Harvest, SourceContext
+
+NAME = "oai"
+MAX_PAGES = 10  # pages a window may take before it is split (source setting oai_max_pages)
+SPLIT_PARTS = 8  # parts of a window too long (as many as completeListSize asks, when given)
+MAX_PARTS = 64
+MAX_CONFIRM = 200  # unseen norms whose datestamps are asked for again before removals
+# SAPL 3.1, SAPL 2.5 and the usual OAI-PMH paths, tried when the URL names a site's root.
+PATHS = ("/sistema/lexml/oai", "/oai", "/oai/request")
+EARLIEST = "1900-01-01"  # when Identify names no earliestDatestamp
+
+
+class Unreachable(UserError):
+    """Nothing answered at that URL."""
+
+
+# -- datestamps and windows -------------------------------------------------------------------
+
+
+def parse_stamp(value: str) -> datetime:
+    """An OAI datestamp (YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ) as an aware datetime."""
+    value = value.strip()
+    if len(value) == 10:
+        return datetime.fromisoformat(value).replace(tzinfo=UTC)
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def format_stamp(moment: datetime, seconds: bool) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ" if seconds else "%Y-%m-%d")
+
+
+def split_window(window: list[str], parts: int, seconds: bool) -> list[list[str]]:
+    """[from, until] in `parts` windows of equal time that neither overlap nor leave a gap.
+
+    Equal time, not equal shares of the records seen: a publisher lists by its own order
+    (SAPL: the norm's date), which follows the datestamps closely enough that the first
+    pages of a window show only its newest part. A window of one unit (a second, a day)
+    cannot be split: returned as it is."""
+    unit = timedelta(seconds=1) if seconds else timedelta(days=1)
+    low, high = parse_stamp(window[0]), parse_stamp(window[1])
+    if high - low < unit:
+        return [window]
+    step = (high - low) / parts
+    cuts = sorted({_floor(low + step * i, seconds) for i in range(1, parts)})
+    found, start = [], low
+    for cut in cuts:
+        if cut < start or cut >= high:
+            continue
+        found.append([format_stamp(start, seconds), format_stamp(cut, seconds)])
+        start = cut + unit
+    found.append([format_stamp(start, seconds), format_stamp(high, seconds)])
+    return found
+
+
+def _floor(moment: datetime, seconds: bool) -> datetime:
+    moment = moment.replace(microsecond=0)
+    return moment if seconds else moment.replace(hour=0, minute=0, second=0)
+
+
+def _stamp_or_none(value: str) -> datetime | None:
+    try:
+        return parse_stamp(value) if value else None
+    except ValueError:
+        return None
+
+
+# -- probing -----------------------------------------------------------------------------------
+
+
+def normalize_url(url: str) -> str:
+    try:
+        return normalize_base_url(url)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+
+
+def _candidates(base_url: str) -> list[str]:
+    path = urlsplit(base_url).path
+    if "oai" in path.lower():
+        return [base_url]
+    return [base_url + p for p in PATHS] + [base_url]
+
+
+async def probe(url: str, *, resolver: Resolver | None = None,
+                on_wait: Callable[[float, str], None] | None = None,
+                timeout: float = 20.0) -> Probe:
+    """An OAI-PMH endpoint at url (or at SAPL's and the usual paths under it): Identify."""
+    from .sapl import Busy, _Prober
+
+    base_url = normalize_url(url)
+    resolver = resolver or Resolver()
+    async with make_client(resolver, timeout=timeout) as client:
+        prober = _Prober(base_url, client, Guard(base_url, resolver), 120.0, on_wait)
+        try:
+            await prober.read_robots()
+        except UserError as e:
+            raise Unreachable(str(e)) from None
+        tried = []
+        for candidate in _candidates(base_url):
+            try:
+                answer = await prober.get(f"{candidate}?verb=Identify")
+            except FetchError as e:
+                raise Unreachable(f"{base_url} did not answer: {e}") from None
+            if answer.status >= 500:
+                raise Busy(f"{base_url} answered HTTP {answer.status} (server error) to "
+                           f"{urlsplit(candidate).path}?verb=Identify: try again later")
+            try:
+                ident = parse_identify(answer.body) if answer.status == 200 else None
+            except UnsafeXML as e:
+                raise NotThisPlatform(f"{candidate}: {e}") from None
+            except BadXML:
+                ident = None
+            if ident is None or ident.error is not None:
+                tried.append(f"{urlsplit(candidate).path or '/'} (HTTP {answer.status})")
+                continue
+            return _found(candidate, ident, prober)
+    raise NotThisPlatform(f"no OAI-PMH Identify at {base_url}: tried " + ", ".join(tried))
+
+
+def _found(endpoint: str, ident: Identify, prober) -> Probe:
+    state = {"identify": {"repository_name": ident.repository_name,
+                          "granularity": ident.granularity, "earliest": ident.earliest,
+                          "deleted_record": ident.deleted_record}}
+    delay = f"robots.txt Crawl-delay {prober.crawl_delay:g} s" \
+        if prober.crawl_delay is not None else "no Crawl-delay in robots.txt"
+    notes = [f"granularity {ident.granularity}, earliest datestamp {ident.earliest or '?'}, "
+             f"deleted records {ident.deleted_record or '?'}; {delay}"]
+    return Probe(NAME, endpoint, f"OAI-PMH {ident.protocol_version or '2.0'}",
+                 ident.repository_name, state, notes, robots_txt=prober.robots_txt,
+                 robots_status=prober.robots_status, crawl_delay=prober.crawl_delay)
+
+
+# -- a cycle ----------------------------------------------------------------------------------
+
+
+def _step(ctx: SourceContext, kind: str, url: str, payload: dict) -> dict:
+    # Any step failing for good ends the chain: the engine then closes the cycle incomplete.
+    return listed.chain(ctx, kind, url, {**payload, "closes_cycle": True})
+
+
+def _identify_url(ctx: SourceContext) -> str:
+    return f"{ctx.base_url}?verb=Identify"
+
+
+def _window_url(ctx: SourceContext, window: list[str | None]) -> str:
+    params = {"verb": "ListRecords", "metadataPrefix": PREFIX}
+    if window[0]:
+        params["from"] = window[0]
+    if window[1]:
+        params["until"] = window[1]
+    return f"{ctx.base_url}?{urlencode(params)}"
+
+
+def _token_url(ctx: SourceContext, token: str) -> str:
+    return f"{ctx.base_url}?{urlencode({'verb': 'ListRecords', 'resumptionToken': token})}"
+
+
+def start_cycle(conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
+    frontier.retry_failed(conn, ctx.id)
+    payload = {"mode": "full" if rewrite else "changes", "cycle": utcnow().isoformat(),
+               "complete": True}
+    frontier.enqueue(conn, [_step(ctx, "identify", _identify_url(ctx), payload)])
+
+
+async def handle(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+    if req.kind == "identify":
+        await _identify(h, ctx, req)
+    else:
+        await _records(h, ctx, req)
+
+
+def _max_pages(ctx: SourceContext) -> int:
+    value = ctx.settings.get("oai_max_pages")
+    return max(2, int(value)) if value is not None else MAX_PAGES
+
+
+async def _identify(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+    """The publisher's clock and granularity: the cycle's windows are planned from them."""
+    fetched = await h.get(ctx, req.url)
+    if fetched.status != 200:
+        raise status_error(req.url, fetched.status, fetched.headers, fetched.body)
+    try:
+        ident = parse_identify(fetched.body)
+    except (BadXML, UnsafeXML) as e:
+        raise FetchError(f"{e}: {req.url}", transient=isinstance(e, BadXML)) from None
+    if ident.error is not None:
+        raise FetchError(f"{ident.error}: {req.url}", transient=False)
+    seconds = ident.seconds
+    unit = timedelta(seconds=1) if seconds else timedelta(days=1)
+    now = _stamp_or_none(ident.response_date or "") or utcnow()
+    # The window ends before the publisher's present moment: a norm stamped while we list
+    # cannot fall inside it (it is read by the next window, or the next cycle).
+    until = format_stamp(now - unit, seconds)
+    full = req.payload["mode"] == "full" or not ctx.state.get("oai_until")
+    if full:
+        start = _stamp_or_none(ident.earliest or "") or parse_stamp(EARLIEST)
+    else:
+        margin = timedelta(hours=1) if seconds else timedelta(days=1)
+        start = parse_stamp(ctx.state["oai_until"]) - margin
+    payload = {**req.payload, "mode": "full" if full else "changes", "seconds": seconds,
+               "until": until, "seen_since": utcnow().isoformat(), "windows": []}
+    following = _window_step(ctx, payload, [format_stamp(start, seconds), until])
+    identify = {"repository_name": ident.repository_name, "granularity": ident.granularity,
+                "earliest": ident.earliest, "deleted_record": ident.deleted_record}
+
+    def write(conn: Connection) -> None:
+        h.save_state(conn, ctx, identify=identify)
+        listed.replace(conn, req, [following])
+
+    await h.db(write)
+
+
+def _window_step(ctx: SourceContext, payload: dict, window: list[str | None]) -> dict:
+    fresh = {k: v for k, v in payload.items()
+             if k not in ("token", "tokens", "prev_ids", "pages", "closes_cycle")}
+    return _step(ctx, "records", _window_url(ctx, window), {**fresh, "window": window})
+
+
+def _next_window(conn: Connection, ctx: SourceContext, payload: dict) -> dict | None:
+    """The request of the next window to list; None when the listing is done."""
+    windows = list(payload.get("windows") or [])
+    if windows:
+        return _window_step(ctx, {**payload, "windows": windows[1:]}, windows[0])
+    if not payload.get("complete", True):
+        return None
+    if not payload.get("catchup"):
+        # What changed while this cycle listed has a datestamp after its `until`: seen now,
+        # and never taken for removed.
+        return _window_step(ctx, {**payload, "catchup": True}, [payload["until"], None])
+    if payload["mode"] == "full" and not payload.get("confirmed"):
+        # A norm changed while a window was paged leaves it, and the record after it moves
+        # up a page unseen. Before anything is marked removed, the datestamp of each norm
+        # not seen is asked for on its own: a one-record window cannot shift.
+        stamps = _unseen_markers(conn, ctx, datetime.fromisoformat(payload["seen_since"]))
+        if stamps and len(stamps) <= MAX_CONFIRM:
+            windows = [[s, s] for s in stamps]
+            return _window_step(ctx, {**payload, "confirmed": True, "windows": windows[1:]},
+                                windows[0])
+    return None
+
+
+def _unseen_markers(conn: Connection, ctx: SourceContext, seen_since: datetime) -> list[str]:
+    """The last datestamps of the source's norms that this listing has not seen."""
+    found = conn.scalars(
+        select(listed_norm.c.marker).distinct()
+        .join(record, record.c.id == listed_norm.c.record_id)
+        .where(listed_norm.c.source_id == ctx.id, record.c.removed_at.is_(None),
+               record.c.last_seen_at < seen_since, listed_norm.c.marker.is_not(None))
+        .limit(MAX_CONFIRM + 1)).all()
+    return sorted(m for m in found if _stamp_or_none(m) is not None)
+
+
+async def _records(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+    payload = dict(req.payload)
+    fetched = await h.get(ctx, req.url)
+    if fetched.status != 200:
+        raise status_error(req.url, fetched.status, fetched.headers, fetched.body)
+    try:
+        page = parse_list_records(fetched.body, ctx.base_url)
+    except (BadXML, UnsafeXML) as e:
+        return await _stop_window(h, ctx, req, payload, f"{e}: {req.url}")
+    if page.error is not None:
+        if page.error.code == "noRecordsMatch":  # an empty window
+            return await _go_on(h, ctx, req, payload, None)
+        stop_all = page.error.code in ("cannotDisseminateFormat", "badArgument", "badVerb")
+        return await _stop_window(h, ctx, req, payload, f"{page.error} ({req.url})",
+                                  stop_all=stop_all)
+    ids = page.identifiers
+    sent = payload.get("token")
+    if page.token is not None and (page.token == sent or page.token in payload.get("tokens", [])):
+        return await _stop_window(h, ctx, req, payload, "the resumption token loops (the "
+                                  f"publisher gave back a token already followed: "
+                                  f"{page.token[:120]!r}): {req.url}")
+    if ids and ids == payload.get("prev_ids"):
+        return await _stop_window(h, ctx, req, payload, "a page repeats the previous page "
+                                  f"(the resumption token does not advance): {req.url}")
+    await _store(h, ctx, req, payload, page)
+    pages = payload.get("pages", 0) + 1
+    window = payload["window"]
+    if page.token is None:
+        return await _go_on(h, ctx, req, payload, None)
+    max_pages = _max_pages(ctx)
+    per_page = max(len(ids), 1)
+    too_long = page.complete_size is not None and page.complete_size > max_pages * per_page
+    if window[1] is not None and (pages >= max_pages or too_long):
+        parts = SPLIT_PARTS
+        if page.complete_size:
+            parts = min(MAX_PARTS, max(2, -(-page.complete_size // (max_pages * per_page)) + 1))
+        split = split_window(window, parts, payload["seconds"])
+        if len(split) > 1:
+            rest = {**payload, "windows": split[1:] + list(payload.get("windows") or [])}
+            return await _go_on(h, ctx, req, rest, _window_step(ctx, rest, split[0]))
+    following = _step(ctx, "records", _token_url(ctx, page.token), {
+        **payload, "token": page.token, "tokens": ([sent] if sent else [])
+        + payload.get("tokens", [])[:2], "prev_ids": ids[:200], "pages": pages})
+    await h.db(listed.replace, req, [following])
+
+
+async def _store(h: Harvest, ctx: SourceContext, req: frontier.Request, payload: dict,
+                 page: Page) -> None:
+    seen_at = datetime.fromisoformat(payload["seen_since"])
+    listing = listed.Listing(h, ctx, req.url, seen_at, payload["mode"] == "full")
+    for norm in page.records:
+        listing.add(norm)
+    for note in page.notes:
+        listing.note(req.url, note)
+    await listing.write()
+    await listing.record_notes()
+    h.count(ctx, "norms", listing.done.listed)
+    if page.deleted:
+        removed = await h.db(listed.remove, h, ctx, page.deleted, seen_at)
+        h.count(ctx, "removed", removed)
+
+
+async def _stop_window(h: Harvest, ctx: SourceContext, req: frontier.Request, payload: dict,
+                       message: str, stop_all: bool = False) -> None:
+    """This window cannot be listed to its end: recorded; the listing is not complete, so
+    the cycle removes nothing."""
+    await h.problem(ctx, "harvest", req.url, message + " (window "
+                    f"{payload['window'][0]} – {payload['window'][1] or 'now'} left "
+                    "incomplete; no removals this cycle)")
+    payload = {**payload, "complete": False}
+    if stop_all:
+        payload["windows"], payload["catchup"] = [], True
+    await _go_on(h, ctx, req, payload, None)
+
+
+async def _go_on(h: Harvest, ctx: SourceContext, req: frontier.Request, payload: dict,
+                 following: dict | None) -> None:
+    """The next window (or the given request); at the end of the listing, close the cycle."""
+    seen_since = datetime.fromisoformat(payload["seen_since"])
+    complete = payload.get("complete", True)
+
+    def close(conn: Connection) -> int | None:
+        nxt = following or _next_window(conn, ctx, payload)
+        if nxt is not None:
+            listed.replace(conn, req, [nxt])
+            return None
+        removed = 0
+        if complete and payload["mode"] == "full":
+            removed = listed.close_seen(conn, h, ctx, seen_since)
+        if complete:
+            h.save_state(conn, ctx, oai_until=payload["until"])
+        frontier.complete(conn, [req.id])
+        return removed
+
+    removed = await h.db(close)
+    if removed is None:
+        return
+    h.count(ctx, "removed", removed)
+    await h.finish_cycle(ctx, payload)
+
+
+class Oai:
+    """OAI-PMH with oai_lexml (platform.Platform)."""
+
+    name = NAME
+    title = "OAI-PMH (oai_lexml)"
+
+    def normalize_url(self, url: str) -> str:
+        return normalize_url(url)
+
+    async def probe(self, url: str, *, resolver: Resolver | None = None,
+                    on_wait: Callable[[float, str], None] | None = None) -> Probe:
+        return await probe(url, resolver=resolver, on_wait=on_wait)
+
+    def start_cycle(self, conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
+        start_cycle(conn, ctx, rewrite)
+
+    def handle(self, h: Harvest, ctx: SourceContext, req: frontier.Request) -> Awaitable[None]:
+        return handle(h, ctx, req)
+
+
+PLATFORM = Oai()
+
+__all__ = ["PLATFORM", "probe", "split_window", "parse_stamp", "start_cycle", "handle"]
