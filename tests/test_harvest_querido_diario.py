@@ -402,3 +402,20 @@ def test_an_association_gazette_gives_each_city_only_its_own_acts(corpus):
                  and a.kind != "portaria"]
     assert len(records_of(corpus, source_id)) == len({(a.kind, a.number, a.year)
                                                       for a in normative})
+
+
+def test_the_stand_in_pages_like_the_real_api():
+    """Deep offsets fail as the search engine's result window does; no filter, no result;
+    a city it does not know is a 404 with the real detail."""
+    import httpx
+
+    with QueridoDiarioServer(the_gazettes(), result_window=4) as srv:
+        base = f"{srv.url}/gazettes?territory_ids={TERRITORY}&sort_by=ascending_date"
+        assert httpx.get(f"{base}&size=2&offset=2").json()["total_gazettes"] == 8
+        assert httpx.get(f"{base}&size=2&offset=3").status_code == 500
+        assert httpx.get(f"{srv.url}/gazettes").json() == {"total_gazettes": 0,
+                                                           "gazettes": []}
+        dates = [g["date"] for g in httpx.get(f"{base}&size=4").json()["gazettes"]]
+        assert dates == sorted(dates)
+        missing = httpx.get(f"{srv.url}/cities/2927408")
+        assert missing.status_code == 404 and missing.json() == {"detail": "City not found."}
