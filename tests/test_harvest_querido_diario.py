@@ -409,13 +409,14 @@ def test_the_stand_in_pages_like_the_real_api():
     a city it does not know is a 404 with the real detail."""
     import httpx
 
-    with QueridoDiarioServer(the_gazettes(), result_window=4) as srv:
+    with QueridoDiarioServer(the_gazettes(), result_window=4) as srv, \
+            httpx.Client(trust_env=False) as client:
         base = f"{srv.url}/gazettes?territory_ids={TERRITORY}&sort_by=ascending_date"
-        assert httpx.get(f"{base}&size=2&offset=2").json()["total_gazettes"] == 8
-        assert httpx.get(f"{base}&size=2&offset=3").status_code == 500
-        assert httpx.get(f"{srv.url}/gazettes").json() == {"total_gazettes": 0,
+        assert client.get(f"{base}&size=2&offset=2").json()["total_gazettes"] == 8
+        assert client.get(f"{base}&size=2&offset=3").status_code == 500
+        assert client.get(f"{srv.url}/gazettes").json() == {"total_gazettes": 0,
                                                            "gazettes": []}
-        dates = [g["date"] for g in httpx.get(f"{base}&size=4").json()["gazettes"]]
+        dates = [g["date"] for g in client.get(f"{base}&size=4").json()["gazettes"]]
         assert dates == sorted(dates)
-        missing = httpx.get(f"{srv.url}/cities/2927408")
+        missing = client.get(f"{srv.url}/cities/2927408")
         assert missing.status_code == 404 and missing.json() == {"detail": "City not found."}
