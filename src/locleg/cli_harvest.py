@@ -121,9 +121,8 @@ def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None, wi
             found = asyncio.run(probe())
         except ValueError as e:  # normalize_url: not a URL this platform can read
             raise UserError(str(e)) from None
-        if chosen is None and found.default_delay is not None:
-            chosen = found.default_delay  # the platform's own pace (an API's asked rate)
-        settings = {"delay": chosen} if chosen is not None else {}
+        settings = {**found.settings, **({"delay": chosen} if chosen is not None else {})}
+        chosen = settings.get("delay")  # the operator's, else the platform's own pace
         if with_pdf:
             settings["with_pdf"] = True
         source_id, new = register(corpus.store, place["ibge_code"], found, settings)

@@ -265,10 +265,13 @@ class Harvest:
         await self.db(run)
 
     async def get(self, ctx: SourceContext, url: str, *, headers: dict | None = None,
-                  max_bytes: int | None = None) -> Fetched:
+                  max_bytes: int | None = None, form: dict | None = None) -> Fetched:
+        """A whole answer (up to max_bytes), politely; with `form`, those fields are POSTed
+        (an ASP.NET postback) through the same path."""
         self._check_robots(url)
         await self._before_request(ctx, url)
-        async with open_stream(self._client(url), url, ctx.guard, headers=headers) as response:
+        async with open_stream(self._client(url), url, ctx.guard, headers=headers,
+                               form=form) as response:
             body = await read_capped(response, max_bytes or self.config.max_json_size)
             return Fetched(str(response.url), response.status_code, response.headers, body)
 

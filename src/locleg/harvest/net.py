@@ -323,19 +323,25 @@ def _transport_error(url: str, e: Exception) -> FetchError:
 
 @asynccontextmanager
 async def open_stream(client: httpx.AsyncClient, url: str, guard: Guard, *,
-                      headers: dict[str, str] | None = None,
-                      method: str = "GET") -> AsyncIterator[httpx.Response]:
-    """The response to URL after checked redirects, body not yet read."""
+                      headers: dict[str, str] | None = None, method: str = "GET",
+                      form: dict[str, str] | None = None) -> AsyncIterator[httpx.Response]:
+    """The response to URL after checked redirects, body not yet read. `form`: fields
+    POSTed (an ASP.NET postback); a redirect after it is followed with a GET, as browsers
+    do."""
+    if form is not None:
+        method = "POST"
     for _ in range(MAX_REDIRECTS + 1):
         await guard.check(url)
         try:
-            request = client.build_request(method, url, headers=headers)
+            request = client.build_request(method, url, headers=headers, data=form)
             response = await client.send(request, stream=True)
         except httpx.HTTPError as e:
             raise _transport_error(url, e) from None
         if response.is_redirect and "location" in response.headers:
             await response.aclose()
             url = urljoin(url, response.headers["location"])
+            if method == "POST" and response.status_code in (301, 302, 303):
+                method, form = "GET", None
             continue
         try:
             yield response

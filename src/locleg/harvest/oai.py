@@ -33,6 +33,7 @@ from urllib.parse import urlencode, urlsplit
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import UserError
 from ..store import utcnow
@@ -320,11 +321,10 @@ async def _records(h: Harvest, ctx: SourceContext, req: frontier.Request) -> Non
     if ids and ids == payload.get("prev_ids"):
         return await _stop_window(h, ctx, req, payload, "a page repeats the previous page "
                                   f"(the resumption token does not advance): {req.url}")
-    await _store(h, ctx, req, payload, page)
     pages = payload.get("pages", 0) + 1
     window = payload["window"]
     if page.token is None:
-        return await _go_on(h, ctx, req, payload, None)
+        return await _go_on(h, ctx, req, payload, None, page)
     max_pages = _max_pages(ctx)
     per_page = max(len(ids), 1)
     too_long = page.complete_size is not None and page.complete_size > max_pages * per_page
@@ -335,15 +335,27 @@ async def _records(h: Harvest, ctx: SourceContext, req: frontier.Request) -> Non
         split = split_window(window, parts, payload["seconds"])
         if len(split) > 1:
             rest = {**payload, "windows": split[1:] + list(payload.get("windows") or [])}
-            return await _go_on(h, ctx, req, rest, _window_step(ctx, rest, split[0]))
+            return await _go_on(h, ctx, req, rest, _window_step(ctx, rest, split[0]), page)
     following = _step(ctx, "records", _token_url(ctx, page.token), {
         **payload, "token": page.token, "tokens": ([sent] if sent else [])
         + payload.get("tokens", [])[:2], "prev_ids": ids[:200], "pages": pages})
-    await h.db(listed.replace, req, [following])
+    await _go_on(h, ctx, req, payload, following, page)
 
 
-async def _store(h: Harvest, ctx: SourceContext, req: frontier.Request, payload: dict,
-                 page: Page) -> None:
+def _store_page(conn: Connection, h: Harvest, ctx: SourceContext, payload: dict,
+                page: Page) -> tuple[listed.Written, int]:
+    """A page's norms written and its deleted norms removed, in the caller's transaction."""
+    seen_at = datetime.fromisoformat(payload["seen_since"])
+    written = listed.write_listed(conn, h, ctx, page.records, seen_at, payload["mode"] == "full") \
+        if page.records else listed.Written()
+    removed = listed.remove(conn, h, ctx, page.deleted, seen_at) if page.deleted else 0
+    return written, removed
+
+
+async def _store_one_by_one(h: Harvest, ctx: SourceContext, req: frontier.Request,
+                            payload: dict, page: Page) -> None:
+    """A page the database refused whole: each norm alone, so one bad norm costs only
+    itself (listed.Listing)."""
     seen_at = datetime.fromisoformat(payload["seen_since"])
     listing = listed.Listing(h, ctx, req.url, seen_at, payload["mode"] == "full")
     for norm in page.records:
@@ -354,8 +366,19 @@ async def _store(h: Harvest, ctx: SourceContext, req: frontier.Request, payload:
     await listing.record_notes()
     h.count(ctx, "norms", listing.done.listed)
     if page.deleted:
-        removed = await h.db(listed.remove, h, ctx, page.deleted, seen_at)
-        h.count(ctx, "removed", removed)
+        h.count(ctx, "removed", await h.db(listed.remove, h, ctx, page.deleted, seen_at))
+
+
+async def _tell(h: Harvest, ctx: SourceContext, req: frontier.Request, page: Page,
+                written: listed.Written, removed: int) -> None:
+    h.count(ctx, "norms", written.listed)
+    h.count(ctx, "removed", removed)
+    said = [(req.url, note) for note in page.notes] + written.problems
+    for subject, message in said[:listed.MAX_PROBLEMS_PER_REQUEST]:
+        await h.problem(ctx, "harvest", subject, message)
+    if len(said) > listed.MAX_PROBLEMS_PER_REQUEST:
+        await h.problem(ctx, "harvest", req.url, f"{len(said) - listed.MAX_PROBLEMS_PER_REQUEST:,}"
+                        " more bad records in this page (not recorded one by one)")
 
 
 async def _stop_window(h: Harvest, ctx: SourceContext, req: frontier.Request, payload: dict,
@@ -372,25 +395,35 @@ async def _stop_window(h: Harvest, ctx: SourceContext, req: frontier.Request, pa
 
 
 async def _go_on(h: Harvest, ctx: SourceContext, req: frontier.Request, payload: dict,
-                 following: dict | None) -> None:
-    """The next window (or the given request); at the end of the listing, close the cycle."""
+                 following: dict | None, page: Page | None = None) -> None:
+    """Store the page (if any) and queue what follows it (the given request, else the next
+    window) in one transaction; at the end of the listing, close the cycle."""
     seen_since = datetime.fromisoformat(payload["seen_since"])
     complete = payload.get("complete", True)
 
-    def close(conn: Connection) -> int | None:
+    def advance(conn: Connection) -> tuple[tuple | None, int | None]:
+        stored = _store_page(conn, h, ctx, payload, page) if page is not None else None
         nxt = following or _next_window(conn, ctx, payload)
         if nxt is not None:
             listed.replace(conn, req, [nxt])
-            return None
+            return stored, None
         removed = 0
         if complete and payload["mode"] == "full":
             removed = listed.close_seen(conn, h, ctx, seen_since)
         if complete:
             h.save_state(conn, ctx, oai_until=payload["until"])
         frontier.complete(conn, [req.id])
-        return removed
+        return stored, removed
 
-    removed = await h.db(close)
+    try:
+        stored, removed = await h.db(advance)
+    except (SQLAlchemyError, ValueError, OverflowError):
+        if page is None:
+            raise
+        await _store_one_by_one(h, ctx, req, payload, page)
+        return await _go_on(h, ctx, req, payload, following)
+    if stored is not None:
+        await _tell(h, ctx, req, page, *stored)
     if removed is None:
         return
     h.count(ctx, "removed", removed)

@@ -36,11 +36,13 @@ if TYPE_CHECKING:
 REGISTRY: dict[str, str] = {
     "sapl": "locleg.harvest.sapl",
     "oai": "locleg.harvest.oai",
+    "sapl25": "locleg.harvest.sapl25",
+    "portal": "locleg.harvest.portal",
     # a gazette archive, not a publisher's site: named, never detected
     "querido-diario": "locleg.harvest.querido_diario",
 }
 # The order in which `sources add URL` tries to recognise a site (most specific first).
-DETECTION_ORDER = ["sapl", "oai"]
+DETECTION_ORDER = ["sapl", "sapl25", "oai"]
 
 # A document's role within its norm (document.role).
 TEXTO_INTEGRAL = "texto_integral"
@@ -61,14 +63,14 @@ class Probe:
     title: str | None = None  # the publisher's own name for itself, when it says
     state: dict = field(default_factory=dict)  # the source's initial state column
     notes: list[str] = field(default_factory=list)  # said to the operator (e.g. crawl delay)
+    # the source's settings the platform needs kept (a portal's description, read from its
+    # file): merged into the settings the operator gives
+    settings: dict = field(default_factory=dict)
     # robots.txt as the probe read it (its HTTP status; None: not read), kept for the host so
     # that the first harvest need not ask again
     robots_txt: str | None = None
     robots_status: int | None = None
     crawl_delay: float | None = None
-    # seconds between requests unless the operator says otherwise (kept as the source's
-    # delay): an API that asks for a rate (Querido Diário: about 60 requests a minute)
-    default_delay: float | None = None
 
     def describe(self) -> str:
         what = self.platform + (f" {self.version}" if self.version else "")

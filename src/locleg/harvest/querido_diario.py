@@ -162,7 +162,9 @@ class QueridoDiario:
             f"Querido Diário covers {name} at level {level} only (3: complete)"]
         return Probe(NAME, base, title=f"{name} ({uf})" if uf else name,
                      state={"territory_id": str(jurisdiction), "city": name, "uf": uf},
-                     notes=notes, default_delay=DEFAULT_DELAY)
+                     notes=notes,
+                     # its own pace unless the operator gives one: the API asks for ~60/min
+                     settings={"delay": DEFAULT_DELAY})
 
     def start_cycle(self, conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
         frontier.retry_failed(conn, ctx.id)

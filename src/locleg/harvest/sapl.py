@@ -267,8 +267,8 @@ async def _probe(prober: _Prober, base_url: str) -> Probe:
         raise Busy(f"{base_url} answered HTTP {home.status} (server error): try again later")
     text = home.body.decode("utf-8", "replace")
     if re.search(r"SAPL\s*2\.5|Zope|sapl_documentos|/sapl/consultas", text):
-        raise NotSapl(f"{base_url} looks like SAPL 2.5 (Zope, no REST API): not supported "
-                      "yet")
+        raise NotSapl(f"{base_url} looks like SAPL 2.5 (Zope, no REST API): use `locleg "
+                      f"sources add sapl25 {base_url}`")
     if "SAPL" in text or "Sistema de Apoio ao Processo Legislativo" in text:
         raise NotSapl(f"{base_url} mentions SAPL but has no /api/base/casalegislativa/ "
                       f"(HTTP {casa.status}): not a SAPL 3.1 we can read")
