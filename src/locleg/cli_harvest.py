@@ -77,8 +77,11 @@ def sources() -> None:
 @click.option("--delay", metavar="SECONDS",
               help="Seconds between requests to this host (default: robots.txt Crawl-delay, "
                    "else 1).")
+@click.option("--with-pdf", is_flag=True,
+              help="Querido Diário: archive each gazette's PDF too (kept in the source's "
+                   "settings, `with_pdf`).")
 @corpus_option
-def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None,
+def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None, with_pdf: bool,
                 corpus_dir: Path | None) -> None:
     """Add a publisher as a source, after checking what it runs (and which version).
 
@@ -103,18 +106,25 @@ def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None,
         err_console.print(f"waiting {seconds:g} s ({printable(why)}) before the next request to "
                           f"{printable(shown)}")
 
-    async def probe() -> platform.Probe:
-        if chosen_platform is None:
-            return await platform.detect(url, on_wait=waiting)
-        return await chosen_platform.probe(url, on_wait=waiting)
-
     with opened(corpus_dir) as corpus:
         place = corpus.store.require_jurisdiction(jurisdiction)
+
+        async def probe() -> platform.Probe:
+            if chosen_platform is None:
+                return await platform.detect(url, on_wait=waiting)
+            # A gazette archive serves many places: its probe asks for this one.
+            extra = {"jurisdiction": place["ibge_code"]} \
+                if getattr(chosen_platform, "needs_jurisdiction", False) else {}
+            return await chosen_platform.probe(url, on_wait=waiting, **extra)
+
         try:
             found = asyncio.run(probe())
         except ValueError as e:  # normalize_url: not a URL this platform can read
             raise UserError(str(e)) from None
         settings = {**found.settings, **({"delay": chosen} if chosen is not None else {})}
+        chosen = settings.get("delay")  # the operator's, else the platform's own pace
+        if with_pdf:
+            settings["with_pdf"] = True
         source_id, new = register(corpus.store, place["ibge_code"], found, settings)
     console.print(f"Found {printable(found.describe())}"
                   + (" (detected)" if chosen_platform is None else ""))

@@ -133,13 +133,15 @@ def queue_files(conn: Connection, h: Harvest, requests: list[dict]) -> None:
 
 
 def _files_of(conn: Connection, ctx: SourceContext, record_ids: list[int]) -> list[dict]:
-    """File requests for every stored document of these records (their listing changed)."""
+    """File requests for every stored document of these records (their listing changed).
+    A document whose URL has a fragment is a part of a file (an act's span of a gazette,
+    `#char=`): its platform stores it, the engine never fetches it whole."""
     if not record_ids:
         return []
     found = conn.execute(
         select(document.c.id, document.c.url)
         .where(document.c.record_id.in_(record_ids), document.c.removed_at.is_(None),
-               document.c.url.like("http%"))
+               document.c.url.like("http%"), ~document.c.url.contains("#"))
     ).all()
     return [file_request(ctx, d.url, d.id) for d in found]
 

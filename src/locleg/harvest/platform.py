@@ -38,6 +38,8 @@ REGISTRY: dict[str, str] = {
     "oai": "locleg.harvest.oai",
     "sapl25": "locleg.harvest.sapl25",
     "portal": "locleg.harvest.portal",
+    # a gazette archive, not a publisher's site: named, never detected
+    "querido-diario": "locleg.harvest.querido_diario",
 }
 # The order in which `sources add URL` tries to recognise a site (most specific first).
 DETECTION_ORDER = ["sapl", "sapl25", "oai"]

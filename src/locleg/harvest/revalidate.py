@@ -38,7 +38,9 @@ def due_files(conn: Connection, source_id: int, now: datetime, *, days: float,
         .join(record, record.c.id == document.c.record_id)
         .join(version, version.c.id == document.c.current_version_id)
         .where(record.c.source_id == source_id, record.c.removed_at.is_(None),
-               document.c.removed_at.is_(None), document.c.url.like("http%"))
+               document.c.removed_at.is_(None), document.c.url.like("http%"),
+               # a part of a file (`#char=`: an act's span of a gazette) is its platform's
+               ~document.c.url.contains("#"))
         .order_by(confirmed, document.c.id)
     )
     if days <= 0 and not everything:

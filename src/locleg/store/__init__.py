@@ -2,6 +2,7 @@
 
 from . import (
     extraction_schema,  # noqa: F401  (per-page extraction details)
+    gazette_schema,  # noqa: F401  (gazettes and their acts)
     harvest_schema,  # noqa: F401  (registers the harvester's tables)
     search_schema,  # noqa: F401  (registers the search index's tables)
 )

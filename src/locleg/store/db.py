@@ -580,8 +580,15 @@ class Store:
                 yield dict(r)
 
     def referenced_digests(self) -> set[str]:
+        """Every original the corpus names: versions' and official gazettes' (their text
+        files, PDFs and our OCR of them, archived whole; gazette_schema.py)."""
+        from .gazette_schema import gazette
+
         with self.engine.connect() as conn:
-            return set(conn.scalars(select(version.c.sha256).distinct()))
+            found = set(conn.scalars(select(version.c.sha256).distinct()))
+            for column in (gazette.c.text_sha256, gazette.c.pdf_sha256, gazette.c.ocr_sha256):
+                found.update(conn.scalars(select(column).where(column.is_not(None)).distinct()))
+            return found
 
     def consistency_problems(self) -> list[str]:
         """Rows that point at rows which do not exist, or documents without their version."""

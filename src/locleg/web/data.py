@@ -629,6 +629,29 @@ def _record_view(r, src) -> dict:
     }
 
 
+def _publications(conn: Connection, record_ids: list[int]) -> dict[int, list[dict]]:
+    """Where records cut out of official gazettes were published (Querido Diário): each
+    publication's gazette (date, edition, extra, page) and the act's span of its text."""
+    from ..store.gazette_schema import gazette, gazette_act
+
+    found: dict[int, list[dict]] = {}
+    if not record_ids:
+        return found
+    query = (select(gazette_act.c.record_id, gazette_act.c.start, gazette_act.c.end,
+                    gazette_act.c.page, gazette_act.c.flags, gazette.c.date, gazette.c.edition,
+                    gazette.c.is_extra, gazette.c.url, gazette.c.txt_url)
+             .join(gazette, gazette.c.id == gazette_act.c.gazette_id)
+             .where(gazette_act.c.record_id.in_(record_ids))
+             .order_by(gazette.c.date, gazette_act.c.id))
+    for r in conn.execute(query):
+        found.setdefault(r.record_id, []).append({
+            "date": _as_date(r.date), "edition": r.edition, "is_extra": bool(r.is_extra),
+            "page": r.page, "gazette_url": r.url, "text_url": r.txt_url,
+            "act_url": f"{r.txt_url}#char={r.start},{r.end}" if r.txt_url else None,
+            "flags": r.flags.split() if r.flags else []})
+    return found
+
+
 def _json_list(text: str | None) -> list[dict]:
     """A JSON list of objects stored by enrichment; anything else reads as empty."""
     try:
@@ -663,6 +686,9 @@ def norm_page(store: Store, norm_id_text: str) -> dict:
             _source_query().where(source.c.id.in_({r["source_id"] for r in rows}))).mappings()}
         records = [_record_view(r, sources[r["source_id"]]) for r in rows]
         record_ids = [r["id"] for r in records]
+        published = _publications(conn, record_ids)
+        for r in records:
+            r["publications"] = published.get(r["id"], [])
         docs = _documents(conn, record_ids, NORM_PAGES_SHOWN)
         relations = _relations(conn, record_ids)
     return {
