@@ -13,7 +13,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from .net import FetchError
+from .net import FetchError, status_error
 
 MAX_DEPTH = 64
 MAX_JSON_ITEM = 16 * 2**20  # one row of a streamed listing
@@ -130,3 +130,16 @@ async def iter_json_array(chunks: AsyncIterator[bytes], url: str) -> AsyncIterat
             pos, expect_item = end, False
     if not finished:
         raise FetchError(f"the listing ended before its closing bracket: {url}", transient=True)
+
+
+def json_body(fetched, url: str) -> Any:
+    """The JSON of a 200 answer, or a FetchError saying what came instead."""
+    if fetched.status != 200:
+        raise status_error(url, fetched.status, fetched.headers, fetched.body)
+    content_type = fetched.headers.get("content-type", "")
+    if "html" in content_type or fetched.body.lstrip()[:1] == b"<":
+        raise FetchError(f"an HTML page instead of JSON (HTTP 200): {url}", transient=True)
+    try:
+        return loads(fetched.body)
+    except ValueError as e:
+        raise FetchError(f"invalid JSON ({e}): {url}", transient=True) from None

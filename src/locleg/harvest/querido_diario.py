@@ -50,9 +50,9 @@ from ..store import utcnow
 from ..store.gazette_schema import gazette, gazette_act
 from ..store.schema import document, jurisdiction, version
 from . import frontier, listed, rows
+from .jsonread import json_body
 from .net import FetchError, Guard, Resolver, fetch, make_client, normalize_base_url, status_error
 from .platform import TEXTO_INTEGRAL, ListedNorm, NotThisPlatform, Probe
-from .sapl import json_body
 
 if TYPE_CHECKING:
     from .engine import Harvest, SourceContext

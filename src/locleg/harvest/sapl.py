@@ -34,7 +34,7 @@ from ..store import utcnow
 from ..store.harvest_schema import listed_norm, sapl_relation
 from ..store.schema import document, enrich_queue, record
 from . import frontier, listed, platform, rows
-from .jsonread import iter_json_array, loads
+from .jsonread import iter_json_array, json_body, loads
 from .listed import MAX_PROBLEMS_PER_REQUEST, chain, file_request
 from .net import (
     FetchError,
@@ -222,19 +222,6 @@ def _json_or_none(body: bytes) -> Any:
 
 
 # -- reading responses ------------------------------------------------------------------------
-
-
-def json_body(fetched, url: str) -> Any:
-    """The JSON of a 200 answer, or a FetchError saying what came instead."""
-    if fetched.status != 200:
-        raise status_error(url, fetched.status, fetched.headers, fetched.body)
-    content_type = fetched.headers.get("content-type", "")
-    if "html" in content_type or fetched.body.lstrip()[:1] == b"<":
-        raise FetchError(f"an HTML page instead of JSON (HTTP 200): {url}", transient=True)
-    try:
-        return loads(fetched.body)
-    except ValueError as e:
-        raise FetchError(f"invalid JSON ({e}): {url}", transient=True) from None
 
 
 def page_results(data: Any, url: str) -> tuple[list, str | None]:
