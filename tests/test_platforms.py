@@ -124,7 +124,8 @@ class Toy:
     def normalize_url(self, url: str) -> str:
         return normalize_base_url(url)
 
-    async def probe(self, url: str, *, resolver=None, on_wait=None) -> platform.Probe:
+    async def probe(self, url: str, *, resolver=None, on_wait=None,
+                    jurisdiction=None) -> platform.Probe:
         raise NotThisPlatform(f"{url} is no toy")
 
     def start_cycle(self, conn, ctx, rewrite: bool) -> None:

@@ -111,11 +111,10 @@ def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None, wi
 
         async def probe() -> platform.Probe:
             if chosen_platform is None:
-                return await platform.detect(url, on_wait=waiting)
-            # A gazette archive serves many places: its probe asks for this one.
-            extra = {"jurisdiction": place["ibge_code"]} \
-                if getattr(chosen_platform, "needs_jurisdiction", False) else {}
-            return await chosen_platform.probe(url, on_wait=waiting, **extra)
+                return await platform.detect(url, on_wait=waiting,
+                                             jurisdiction=place["ibge_code"])
+            return await chosen_platform.probe(url, on_wait=waiting,
+                                               jurisdiction=place["ibge_code"])
 
         try:
             found = asyncio.run(probe())

@@ -435,7 +435,8 @@ class Oai:
         return normalize_url(url)
 
     async def probe(self, url: str, *, resolver: Resolver | None = None,
-                    on_wait: Callable[[float, str], None] | None = None) -> Probe:
+                    on_wait: Callable[[float, str], None] | None = None,
+                    jurisdiction: int | None = None) -> Probe:
         return await probe(url, resolver=resolver, on_wait=on_wait)
 
     def start_cycle(self, conn: Connection, ctx: SourceContext, rewrite: bool) -> None:

@@ -109,9 +109,12 @@ class Platform(Protocol):
         ...
 
     async def probe(self, url: str, *, resolver: Resolver | None = None,
-                    on_wait: Callable[[float, str], None] | None = None) -> Probe:
+                    on_wait: Callable[[float, str], None] | None = None,
+                    jurisdiction: int | None = None) -> Probe:
         """Confirm the site is this platform (a few polite requests, robots.txt read first).
-        NotThisPlatform when it answers otherwise; UserError when it cannot be reached."""
+        NotThisPlatform when it answers otherwise; UserError when it cannot be reached.
+        `jurisdiction` is the IBGE code the source is added for: an archive that serves many
+        places (Querido Diário) asks for that one; a publisher's own site may ignore it."""
         ...
 
     def start_cycle(self, conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
@@ -139,14 +142,16 @@ def get(name: str) -> Platform:
 
 
 async def detect(url: str, *, resolver: Resolver | None = None,
-                 on_wait: Callable[[float, str], None] | None = None) -> Probe:
+                 on_wait: Callable[[float, str], None] | None = None,
+                 jurisdiction: int | None = None) -> Probe:
     """Which platform serves `url`: each is asked in DETECTION_ORDER, the first that
     recognises the site wins. UserError naming what was tried when none does."""
     tried = []
     for name in DETECTION_ORDER:
         platform = get(name)
         try:
-            return await platform.probe(url, resolver=resolver, on_wait=on_wait)
+            return await platform.probe(url, resolver=resolver, on_wait=on_wait,
+                                        jurisdiction=jurisdiction)
         except NotThisPlatform as e:
             tried.append(f"{platform.title}: {e}")
     raise UserError(f"no known platform answers at {url}: " + "; ".join(tried))

@@ -313,7 +313,8 @@ class Portal:
         return str(path.resolve())
 
     async def probe(self, url: str, *, resolver: Resolver | None = None,
-                    on_wait: Callable[[float, str], None] | None = None) -> Probe:
+                    on_wait: Callable[[float, str], None] | None = None,
+                    jurisdiction: int | None = None) -> Probe:
         """Read and check the file, then ask the portal for robots.txt and the listing's
         first page: a description that finds no item there is refused, with the reason."""
         url = self.normalize_url(url)

@@ -118,11 +118,10 @@ def parse_gazette(item: Any) -> dict | None:
 
 class QueridoDiario:
     """Querido Diário's API (platform.Platform). Its probe needs the territory: the IBGE
-    code of the source's jurisdiction (`needs_jurisdiction`)."""
+    code of the source's jurisdiction."""
 
     name = NAME
     title = "Querido Diário (gazettes)"
-    needs_jurisdiction = True
 
     def normalize_url(self, url: str) -> str:
         return normalize_base_url(url)

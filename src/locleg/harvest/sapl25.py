@@ -513,7 +513,8 @@ class Sapl25:
         return normalize_base_url(url)
 
     async def probe(self, url: str, *, resolver: Resolver | None = None,
-                    on_wait: Callable[[float, str], None] | None = None) -> Probe:
+                    on_wait: Callable[[float, str], None] | None = None,
+                    jurisdiction: int | None = None) -> Probe:
         return await probe(url, resolver, on_wait=on_wait)
 
     def start_cycle(self, conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
