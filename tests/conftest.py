@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,13 @@ from tests.s3server import S3Server
 
 BACKENDS = ["sqlite", "postgresql"]
 _databases = itertools.count()
+
+# A suite started in the background by a shell without job control (`cmd &` in a script)
+# inherits SIGINT ignored, and so would every command the tests start: Ctrl-C tests would
+# send a signal nobody hears. A handler of our own is reset to the default at exec, so the
+# commands started from here see Ctrl-C as a user's terminal delivers it.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session", autouse=True)
