@@ -40,19 +40,26 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(norms: int, files_every: int) -> tuple[subprocess.Popen, str]:
+def start_stand_in(module: str, *args: str, path: str = "") -> tuple[subprocess.Popen, str]:
+    """`python -m locleg.fixtures.MODULE ARGS` on a free port, no Crawl-delay; (process, URL)
+    once it accepts connections (the URL with PATH appended)."""
     port = free_port()
     child = subprocess.Popen(
-        [sys.executable, "-m", "locleg.fixtures.sapl_server", "--port", str(port),
-         "--synthetic", str(norms), "--files-every", str(files_every), "--crawl-delay", "-1"],
-        stdout=subprocess.DEVNULL)
-    for _ in range(100):
+        [sys.executable, "-m", f"locleg.fixtures.{module}", *args, "--port", str(port),
+         "--crawl-delay", "-1"], stdout=subprocess.DEVNULL)
+    for _ in range(300):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return child, f"http://127.0.0.1:{port}"
+            return child, f"http://127.0.0.1:{port}{path}"
         except OSError:
             time.sleep(0.1)
-    raise RuntimeError("fixture server did not start")
+    child.kill()
+    raise RuntimeError(f"the {module} stand-in did not start")
+
+
+def start_server(norms: int, files_every: int) -> tuple[subprocess.Popen, str]:
+    return start_stand_in("sapl_server", "--synthetic", str(norms),
+                          "--files-every", str(files_every))
 
 
 def locleg(*args: str, corpus: Path) -> str:

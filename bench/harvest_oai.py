@@ -14,32 +14,26 @@ import argparse
 import json
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from harvest_listing import JUAZEIRO, free_port, locleg, run_harvest, start_server  # noqa: E402
+from harvest_listing import (  # noqa: E402
+    JUAZEIRO,
+    locleg,
+    run_harvest,
+    start_server,
+    start_stand_in,
+)
 
 
 def start_oai(norms: int, files_every: int) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "locleg.fixtures.oai_server", "--port", str(port),
-         "--norms", str(norms), "--files-every", str(files_every), "--crawl-delay", "-1"],
-        stdout=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return child, f"http://127.0.0.1:{port}/sistema/lexml/oai"
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError("the OAI-PMH stand-in did not start")
+    return start_stand_in("oai_server", "--norms", str(norms), "--files-every",
+                          str(files_every), path="/sistema/lexml/oai")
 
 
 def measure(platform: str, url: str, corpus: Path, max_pages: int) -> tuple[int, int, float]:

@@ -15,17 +15,15 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harvest_listing import free_port, locleg, run_harvest, start_server  # noqa: E402
+from harvest_listing import locleg, run_harvest, start_server, start_stand_in  # noqa: E402
 
 EXAMPLES = ROOT / "src" / "locleg" / "harvest" / "portals"
 PORTALS = {"es": ("32", "ASP.NET postback, 20/page"), "go": ("52", "JSON API, 100/page"),
@@ -33,17 +31,7 @@ PORTALS = {"es": ("32", "ASP.NET postback, 20/page"), "go": ("52", "JSON API, 10
 
 
 def start_portal(name: str, laws: int) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "locleg.fixtures.portal_servers", name, "--port", str(port),
-         "--laws", str(laws), "--crawl-delay", "-1"], stdout=subprocess.DEVNULL)
-    for _ in range(300):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return child, f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"the {name} stand-in did not start")
+    return start_stand_in("portal_servers", name, "--laws", str(laws))
 
 
 def requests_made(out: str, base_url: str) -> int:

@@ -15,14 +15,12 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from harvest_listing import JUAZEIRO, free_port, locleg, run_harvest, start_server
+from harvest_listing import JUAZEIRO, locleg, run_harvest, start_server, start_stand_in
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -31,17 +29,7 @@ from tests.pgserver import PostgresServer  # noqa: E402
 
 
 def start_sapl25(norms: int) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "locleg.fixtures.sapl25_server", "--port", str(port),
-         "--norms", str(norms), "--crawl-delay", "-1"], stdout=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return child, f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError("the SAPL 2.5 stand-in did not start")
+    return start_stand_in("sapl25_server", "--norms", str(norms))
 
 
 def harvest(platform: str, base_url: str, corpus: Path, init: list[str]) -> tuple[int, float,
