@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from locleg.corpus import init_corpus
 from tests.explorer_fixtures import JUAZEIRO, LiveServer, build_explorer_corpus
@@ -260,7 +261,8 @@ def test_search_moto_taxi_finds_seed_000_highlighted(browser, site, shots, viewp
                     full_page=True)
     # A facet narrows, and the page still works without JavaScript.
     page.click('.facet a:has-text("Decreto")')
-    assert page.locator(".hit").count() == 1
+    page.wait_for_url("**type=decreto*")
+    expect(page.locator(".hit")).to_have_count(1)  # retried until the new page is there
     first = page.locator(".hit .norm-title").first
     first.click()
     page.wait_for_url(f"**/norm/{site.norms['decree']}")
@@ -276,5 +278,5 @@ def test_a_malformed_query_shows_a_readable_400(browser, site, shots):
     page.screenshot(path=shots / "desktop-7-bad-query.png")
     page.fill('.error-card input[name="q"]', '"moto táxi"')
     page.click(".error-card button")
-    assert page.locator(".hit").count() == 3
+    expect(page.locator(".hit")).to_have_count(3)
     context.close()

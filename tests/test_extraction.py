@@ -167,6 +167,14 @@ def _worker_pids() -> list[int]:
     return found
 
 
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _children(pid: int) -> list[int]:
     out = []
     for task in Path(f"/proc/{pid}/task").iterdir():
@@ -190,7 +198,10 @@ def test_a_worker_that_dies_is_recorded_and_replaced(corpus, tmp_path) -> None:
         time.sleep(0.3)
         victims = [p for p in _worker_pids() if p not in before]
     assert victims, "no worker started"
-    time.sleep(1.0)  # into the OCR of the long scan
+    # Into the OCR of the long scan (a second of CPU, far more than a worker's start): a
+    # worker killed while it still starts breaks the pool another way.
+    while _cpu_seconds(victims[0]) < 1.0 and time.monotonic() < deadline:
+        time.sleep(0.1)
     os.kill(victims[0], signal.SIGKILL)  # as the kernel's OOM killer would
     run.join(120)
     record = _record(corpus, ids["longa.pdf"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import socket
 import sys
 from pathlib import Path
@@ -220,6 +221,11 @@ def serve(host: str, port: int, refresh_every: float, search_timeout: float,
         err_console.print(f"indexing {pending:,} changes before serving (`locleg index` does "
                           "the same, with progress)")
     app = create_app(settings, refresh_every=refresh_every, search_deadline=search_timeout)
+    # What the explorer loaded to start (libraries, templates, the attribute arrays) lives as
+    # long as the server: kept out of the collector's sight, a full collection takes next to
+    # nothing instead of ~100 ms in the middle of some request (a search's p95 at 1M norms).
+    gc.collect()
+    gc.freeze()
     shown = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/"
     console.print(f"Serving {settings.folder} at [bold]{shown}[/] (Ctrl-C stops)")
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

@@ -12,8 +12,9 @@ database stops the work and SearchTooCostly says to narrow the search.
 """
 
 from .budget import DEADLINE, Budget, SearchCancelled, SearchTooCostly
-from .engine import PAGE, STATUSES, UFS, Hit, SearchRequest, SearchResult, StopWordsOnly, search
+from .engine import PAGE, STATUSES, UFS, SearchRequest, SearchResult, StopWordsOnly, search
 from .export import EXPORT_COLUMNS, csv_lines, iter_matches, jsonl_lines
+from .hits import Hit
 from .index import pending_changes, rebuild_index, refresh_index
 from .query import QueryError, parse
 

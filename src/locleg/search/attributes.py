@@ -89,7 +89,12 @@ class Attributes:
         finally:
             cursor.close()
 
-    def _load(self, conn: Connection, query) -> None:
+    def _load(self, conn: Connection, query, stream: bool = True) -> None:
+        """`stream`: many rows, read in parts (on PostgreSQL a server-side cursor, which a
+        search's connection, outside any transaction, cannot open: it reads a few ids)."""
+        if not stream:
+            self._store(conn.execute(query).all())
+            return
         result = conn.execution_options(yield_per=20_000).execute(query)
         for part in result.partitions():
             self._store(part)
@@ -117,7 +122,8 @@ class Attributes:
         missing = [i for i, _ in ids_and_scores if i >= size or not self.code[i]]
         if missing:  # indexed after our last look: read those few now
             with self.lock:
-                self._load(conn, select(*_COLUMNS).where(search_norm.c.norm_id.in_(missing)))
+                self._load(conn, select(*_COLUMNS).where(search_norm.c.norm_id.in_(missing)),
+                           stream=False)
         uf, type_, methods = self.values["uf"], self.values["type"], self.values["methods"]
         status = self.values["status"]
         size = len(self.code)

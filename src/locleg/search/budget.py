@@ -2,8 +2,9 @@
 
 A search that would run past its deadline is stopped where the database does the work: on
 SQLite by a progress handler on the connection (called every few thousand virtual-machine
-steps), on PostgreSQL by a transaction-local `statement_timeout` plus a cancel request sent
-from a watcher thread. The same switch stops the work when the one who asked is gone (a
+steps), on PostgreSQL by a cancel request sent from a watcher thread (a statement of its own
+to set `statement_timeout` would cost a round trip on every search, a tenth of its database
+time). The same switch stops the work when the one who asked is gone (a
 closed browser tab): `Budget.cancel()`. Both end in an exception, never in a half answer.
 """
 
@@ -24,7 +25,7 @@ from ..errors import UserError
 DEADLINE = 10.0
 # SQLite calls the progress handler every this many virtual-machine instructions.
 _PROGRESS_STEPS = 2_000
-# PostgreSQL's code for a statement stopped by statement_timeout or a cancel request.
+# PostgreSQL's code for a statement stopped by a cancel request (or statement_timeout).
 _QUERY_CANCELED = "57014"
 
 
@@ -98,7 +99,7 @@ class Budget:
                 # Neither our deadline nor a cancel: Ctrl-C, which sqlite3 swallows when it
                 # arrives during the progress handler, turning it into this interrupt.
                 raise KeyboardInterrupt from None
-            raise self.too_costly() from None  # statement_timeout fired a little early
+            raise self.too_costly() from None  # the watcher's cancel, or the server's timeout
 
     @contextmanager
     def _sqlite(self, conn: Connection) -> Iterator[None]:
@@ -111,11 +112,6 @@ class Budget:
 
     @contextmanager
     def _postgresql(self, conn: Connection) -> Iterator[None]:
-        remaining = self.remaining()
-        if remaining is not None:
-            # Transaction-local: the pooled connection gets its own setting back afterwards.
-            conn.exec_driver_sql("SELECT set_config('statement_timeout', %(ms)s, true)",
-                                 {"ms": str(max(1, int(remaining * 1000)))})
         watcher = _Watcher(self, conn.connection.driver_connection)
         watcher.start()
         try:

@@ -9,6 +9,10 @@ or estimated from a fixed sample of the matches when more than FACETS_EXACT_UP_T
 result says so). Pages are keyset pages: by score (relevance) or by date and id (newest
 first), which reaches every match.
 
+A search is three passes over the matches on two threads at once (Tantivy releases the GIL):
+one ranks the page, whose norms are then read from the database (search/hits.py); the other
+counts the matches, then their facets.
+
 A query that names a norm ("lei 2199", "LC 45/2013": search/lookup.py) puts the norms it
 names first, within the filters, whatever their text; the words' matches follow.
 
@@ -20,13 +24,13 @@ inside the database), and its snippets come from a bounded window of each text s
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import date
 
 import tantivy
-from markupsafe import Markup, escape
 from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection
 
@@ -37,13 +41,14 @@ from ..store import Store
 from . import textindex
 from .attributes import attributes_for
 from .budget import Budget
-from .index import norm_texts
+from .hits import Hit, jurisdiction_names, read_hits
 from .lookup import Reference, named_norms, references
 from .query import Node, QueryError, parse, quoted, with_joined_words
-from .snippets import EMENTA_SHOWN, WINDOW, Highlighter
-from .text import MARK_END, MARK_START
+from .snippets import Highlighter
 
 PAGE = 20
+_FACET_THREADS = ThreadPoolExecutor(max_workers=os.cpu_count() or 2,
+                                    thread_name_prefix="locleg-facets")
 # Facets are counted over every match up to this many matches (5-10 ms of Tantivy's
 # terms aggregation on two cores); beyond, over the norms of enough sample classes to count
 # about as many, scaled up: an estimate, and the result says so.
@@ -167,8 +172,8 @@ class SearchRequest:
 
     def to_params(self, **changes) -> list[tuple[str, str]]:
         """Query-string pairs for this request (page token dropped unless changed)."""
-        r = replace(self, after=None) if "after" not in changes else self
-        r = replace(r, **changes)
+        r = replace(self, **changes) if changes else self
+        after = r.after if "after" in changes else None
         pairs: list[tuple[str, str]] = []
         if r.q:
             pairs.append(("q", r.q))
@@ -190,8 +195,8 @@ class SearchRequest:
             pairs.append(("sort", r.sort))
         if r.limit != PAGE:
             pairs.append(("limit", str(r.limit)))
-        if r.after:
-            pairs.append(("after", r.after))
+        if after:
+            pairs.append(("after", after))
         return pairs
 
     @property
@@ -232,27 +237,6 @@ class SearchRequest:
 
 
 @dataclass
-class Hit:
-    norm_id: int
-    score: float | None
-    jurisdiction_code: int
-    jurisdiction: str
-    uf: str
-    type_raw: str | None
-    type: str | None
-    number: str | None
-    year: int | None
-    date: date | None
-    ementa: str | None
-    ementa_html: Markup
-    snippet_html: Markup
-    status: str = NONE_KNOWN
-    urn: str | None = None
-    cited_by: int = 0
-    named: bool = False  # named by the query ("lei 2199"), so pinned first
-
-
-@dataclass
 class SearchResult:
     request: SearchRequest
     total: int = 0
@@ -272,12 +256,6 @@ class SearchResult:
     @property
     def facets_exact(self) -> bool:
         return self.within is None
-
-
-def marked(fragment: str | None) -> Markup:
-    """Escape text, then turn the highlight markers into <mark> elements."""
-    escaped = str(escape(fragment or ""))
-    return Markup(escaped.replace(MARK_START, "<mark>").replace(MARK_END, "</mark>"))
 
 
 class StopWordsOnly(QueryError):
@@ -338,7 +316,7 @@ def search(store: Store, request: SearchRequest, budget: Budget | None = None,
     budget = budget or Budget()
     plan = _plan(request)
     searcher = textindex.for_store(store).searcher()
-    with store.engine.connect() as conn, budget.guard(conn):
+    with store.reading() as conn, budget.guard(conn):
         _search(store, conn, searcher, plan, budget, result, facets_exact_up_to)
     return result
 
@@ -352,27 +330,35 @@ def _search(store: Store, conn: Connection, searcher: tantivy.Searcher, plan: _P
         result.references, result.named = named(conn, searcher, plan, request)
     wanted = request.limit + 1
 
-    def first_page(plan: _Plan) -> tuple[list, int]:
+    def first_page(plan: _Plan) -> list[tuple[str, float, int]]:
         if by_date:
             return _date_page(searcher, plan, after, wanted)
         return _ranked_page(searcher, plan, after, wanted, result.named)
 
-    page, result.total = first_page(plan)
+    # Another thread counts the matches, then their facets, while this one ranks the page
+    # and reads its norms: Tantivy lets go of the GIL, so on two cores the passes overlap
+    # instead of adding up.
+    counted: Future[int] = Future()
+    facets = _FACET_THREADS.submit(_count_and_facets, searcher, plan, counted,
+                                   facets_exact_up_to)
+    page = first_page(plan)
+    result.total = counted.result()
     if result.total == 0 and not result.named:
         words, typed = textindex.relaxed_words(plan.typed)
         if words is not None:
             plan = replace(plan, words=words,
                            query=textindex.combine(words, request.filters()))
-            page, result.total = first_page(plan)
+            result.total = _count(searcher, plan.query)
             result.relaxed = typed if result.total else None
-    result.facets, result.within = _facets(searcher, plan, result.total, facets_exact_up_to)
-    budget.check()
+            facets = _FACET_THREADS.submit(_facets, searcher, plan, result.total,
+                                           facets_exact_up_to)
+            page = first_page(plan)
+    outside: list[int] = []
     if result.named:
         # Named norms the words do not match: counted, faceted, and (by date) listed too.
         held = plan.among(searcher, result.named, words=True) if plan.words else set()
         outside = [i for i in result.named if i not in held]
         result.total += len(outside)
-        _add_to_facets(result.facets, attributes_for(store.engine), conn, outside)
         if by_date and outside:
             page = _with_outside(conn, page, outside, after, wanted)
     more = len(page) > request.limit
@@ -381,12 +367,17 @@ def _search(store: Store, conn: Connection, searcher: tantivy.Searcher, plan: _P
         kind, value, norm_id = page[-1]
         result.next_after = f"r{value!r}_{norm_id}" if kind == "r" else f"d{value}_{norm_id}"
     budget.check()
-    scores = {norm_id: (value if kind == "r" else None) for kind, value, norm_id in page}
-    result.hits = _hits(conn, plan, [(i, scores[i]) for _, _, i in page], budget)
+    result.hits = read_hits(conn, [(i, value if kind == "r" else None)
+                                   for kind, value, i in page], Highlighter(plan.node), budget)
     for hit in result.hits:
         hit.named = hit.norm_id in result.named
+    result.facets, result.within = facets.result()
+    if outside:
+        _add_to_facets(result.facets, attributes_for(store.engine), conn, outside)
     codes = [int(v) for v, _ in result.facets.get("jurisdiction", [])]
-    result.jurisdiction_names = _names(conn, codes)
+    names = jurisdiction_names(conn, codes)
+    result.jurisdiction_names = {code: f"{names[code][0]} ({names[code][1]})"
+                                 for code in codes if code in names}
 
 
 def named(conn: Connection, searcher: tantivy.Searcher, plan: _Plan, request: SearchRequest
@@ -402,25 +393,40 @@ def named(conn: Connection, searcher: tantivy.Searcher, plan: _Plan, request: Se
     return found, [i for i in candidates if i in kept]
 
 
+def _count(searcher: tantivy.Searcher, query: tantivy.Query) -> int:
+    """How many norms match: a pass over the matches that scores nothing (half the cost of
+    ranking them)."""
+    answer = searcher.aggregate(query, {"n": {"value_count": {"field": "sample"}}})
+    return int(answer["n"]["value"])
+
+
+def _count_and_facets(searcher: tantivy.Searcher, plan: _Plan, counted: Future[int],
+                      exact_up_to: int) -> tuple[dict[str, list[tuple[str, int]]], int | None]:
+    """Count the matches (handed over at once through `counted`), then their facets, whose
+    sample depends on the count."""
+    try:
+        total = _count(searcher, plan.query)
+    except BaseException as e:
+        counted.set_exception(e)
+        raise
+    counted.set_result(total)
+    return _facets(searcher, plan, total, exact_up_to)
+
+
 def _ranked_page(searcher: tantivy.Searcher, plan: _Plan, after, wanted: int,
-                 pinned: list[int]) -> tuple[list[tuple[str, float, int]], int]:
-    """A page by relevance, and how many norms the words match: the named norms first
-    (value PINNED + their order), then the words' matches by score, best first (value
-    -score, lower is better), ties by newest id. BM25 times authority over every match; the
-    page after `after` is found by asking Tantivy for deeper top lists until it holds the
-    token's place."""
+                 pinned: list[int]) -> list[tuple[str, float, int]]:
+    """A page by relevance: the named norms first (value PINNED + their order), then the
+    words' matches by score, best first (value -score, lower is better), ties by newest id.
+    BM25 times authority over every match; the page after `after` is found by asking Tantivy
+    for deeper top lists until it holds the token's place."""
     rows = [("r", PINNED + i, norm_id) for i, norm_id in enumerate(pinned)]
     start = None if after is None else (after[1], -after[2])
     if start is not None:
         rows = [r for r in rows if (r[1], -r[2]) > start]
     skip = set(pinned)
     depth = max(wanted * 2, 50)
-    count = None
     while True:
-        found = searcher.search(plan.query, depth, count=count is None,
-                                weight_by_field="authority")
-        if count is None:
-            count = found.count
+        found = searcher.search(plan.query, depth, count=False, weight_by_field="authority")
         ids = _ids(searcher, found)
         ranked = sorted(((-float(score), norm_id) for (score, _), norm_id
                          in zip(found.hits, ids, strict=True) if norm_id not in skip),
@@ -429,23 +435,19 @@ def _ranked_page(searcher: tantivy.Searcher, plan: _Plan, after, wanted: int,
             ranked = [r for r in ranked if (r[0], -r[1]) > start]
         if len(rows) + len(ranked) >= wanted or len(found.hits) < depth \
                 or depth >= MAX_DEPTH:
-            return (rows + [("r", value, norm_id) for value, norm_id in ranked])[:wanted], count
+            return (rows + [("r", value, norm_id) for value, norm_id in ranked])[:wanted]
         depth = min(depth * 4, MAX_DEPTH)
 
 
 def _date_page(searcher: tantivy.Searcher, plan: _Plan, after, wanted: int
-               ) -> tuple[list[tuple[str, int, int]], int]:
-    """Newest first over every match, by keyset on (day, id), and how many match."""
+               ) -> list[tuple[str, int, int]]:
+    """Newest first over every match, by keyset on (day, id)."""
     page = plan.query
     if after is not None:
         page = plan.restricted(textindex.before_day_key(
             textindex.day_key(int(after[1]), after[2])))
-    found = searcher.search(page, wanted, count=True, order_by_field="dayid")
-    count = found.count
-    if after is not None:  # the count is of every match, not of those after the token
-        count = searcher.search(plan.query, 1, count=True).count
-    keys = [int(k) for k, _ in found.hits]
-    return [("d", k >> 32, k & 0xFFFFFFFF) for k in keys], count
+    found = searcher.search(page, wanted, count=False, order_by_field="dayid")
+    return [("d", int(k) >> 32, int(k) & 0xFFFFFFFF) for k, _ in found.hits]
 
 
 def _with_outside(conn: Connection, page: list, outside: list[int], after, wanted: int
@@ -538,54 +540,3 @@ def _add_to_facets(facets: dict[str, list[tuple[str, int]]], attributes, conn: C
 # Columns of an attributes row (search/attributes.py).
 (_ID, _SCORE, _CODE, _UF, _TYPE, _YEAR, _DAY, _METHODS, _HAS_TEXT, _CONFIDENCE, _STATUS,
  _CITED_BY) = range(12)
-
-
-def _names(conn: Connection, codes: list[int]) -> dict[int, str]:
-    if not codes:
-        return {}
-    rows = conn.execute(
-        text("SELECT ibge_code, name, uf FROM jurisdiction WHERE ibge_code IN :codes")
-        .bindparams(bindparam("codes", expanding=True)), {"codes": codes})
-    return {code: f"{name} ({uf})" for code, name, uf in rows}
-
-
-_HIT_COLUMNS = (
-    "SELECT n.id, n.jurisdiction_code, j.name, j.uf, n.type_raw, n.type_normalized, n.number, "
-    "n.year, n.date, n.ementa, n.status, n.urn, n.cited_by FROM norm n "
-    "JOIN jurisdiction j ON j.ibge_code = n.jurisdiction_code WHERE n.id IN :ids")
-
-
-def _hits(conn: Connection, plan: _Plan, page: list[tuple[int, float | None]],
-          budget: Budget) -> list[Hit]:
-    if not page:
-        return []
-    ids = [norm_id for norm_id, _ in page]
-    meta = {r[0]: r for r in conn.execute(
-        text(_HIT_COLUMNS).bindparams(bindparam("ids", expanding=True)), {"ids": ids})}
-    # The opening of each text shown, never the whole of a text that may be megabytes long.
-    texts = norm_texts(conn, ids, chars=WINDOW + 1)
-    highlighter = Highlighter(plan.node)
-    hits = []
-    for norm_id, score in page:
-        m = meta.get(norm_id)
-        if m is None:  # the norm vanished between two statements
-            continue
-        budget.check()
-        ementa = (m.ementa or "")[:EMENTA_SHOWN + 1]
-        body = texts[norm_id].body
-        hits.append(Hit(
-            norm_id=norm_id, score=score, jurisdiction_code=m.jurisdiction_code,
-            jurisdiction=m.name, uf=m.uf, type_raw=m.type_raw, type=m.type_normalized,
-            number=m.number, year=m.year, date=_as_date(m.date), ementa=m.ementa,
-            ementa_html=marked(highlighter.mark(ementa)),
-            snippet_html=marked(highlighter.fragment(body[:WINDOW], more=len(body) > WINDOW)
-                                if body.strip() else ""),
-            status=m.status or NONE_KNOWN, urn=m.urn, cited_by=m.cited_by or 0,
-        ))
-    return hits
-
-
-def _as_date(value) -> date | None:
-    if value is None or isinstance(value, date):
-        return value
-    return date.fromisoformat(str(value))

@@ -19,7 +19,8 @@ from sqlalchemy import bindparam, text
 from ..store import Store
 from . import textindex
 from .budget import Budget
-from .engine import SearchRequest, _as_date, _ids, _plan, named
+from .engine import SearchRequest, _ids, _plan, named
+from .hits import _as_date
 
 EXPORT_COLUMNS = ("norm_id", "jurisdiction_code", "uf", "jurisdiction", "type_raw", "type",
                   "number", "year", "date", "ementa", "source_url", "status", "urn",

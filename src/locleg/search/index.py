@@ -44,7 +44,7 @@ class RefreshReport:
 
 def pending_changes(store: Store) -> int:
     """How many changes wait in the queue (a norm may be queued more than once)."""
-    with store.engine.connect() as conn:
+    with store.reading() as conn:
         return conn.scalar(select(func.count()).select_from(search_queue)) or 0
 
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
+import orjson
 from fastapi import Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
-from markupsafe import Markup
 
 from .. import __version__
 from ..enrich.status import STATUS_LABELS
@@ -65,17 +64,12 @@ def wants_json(request: Request) -> bool:
     return first == "application/json"
 
 
-def jsonable(value: Any) -> Any:
-    """Dates and times as ISO 8601 strings, Markup as its HTML string, the rest as is."""
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    if isinstance(value, Markup):
-        return str(value)
-    return value
+class JSON(JSONResponse):
+    """JSON by orjson: dates and times as ISO 8601 strings, Markup (a str) as its HTML, in a
+    quarter of json.dumps's time (a search answer is ~30 KB of snippets and facet links)."""
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
 
 
 # Links that continue a list (its next page, the rest of it, all of it): in a JSON answer
@@ -97,7 +91,7 @@ def json_links(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: json_twin(v) if k in PAGE_LINKS and isinstance(v, str)
                 and v.startswith("/") else json_links(v) for k, v in value.items()}
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return [json_links(v) for v in value]
     return value
 
@@ -105,7 +99,7 @@ def json_links(value: Any) -> Any:
 def respond(request: Request, template: str, data: dict, status: int = 200,
             **context: Any) -> Response:
     if wants_json(request):
-        return JSONResponse(json_links(jsonable(data)), status_code=status)
+        return JSON(json_links(data), status_code=status)
     with i18n.rendering(i18n.page_for(request)) as page:
         response = templates.TemplateResponse(request, template, {"data": data, **context},
                                               status_code=status)
@@ -134,7 +128,7 @@ def error_page(request: Request, status: int, message: str,
     data = {"error": {"status": status, "title": ERROR_TITLES.get(status, N_("Error")),
                       "message": message}}
     if wants_json(request):
-        return JSONResponse(data, status_code=status, headers=headers)
+        return JSON(data, status_code=status, headers=headers)
     with i18n.rendering(i18n.page_for(request)) as page:
         content = env.get_template("error.html").render(request=request, data=data)
     return _spoken(HTMLResponse(content, status_code=status, headers=headers), page)
