@@ -13,7 +13,7 @@ from datetime import date
 
 import httpx
 import pytest
-from sqlalchemy import inspect, text
+from sqlalchemy import event, inspect, text
 
 from locleg.corpus import init_corpus
 from locleg.search import (
@@ -192,6 +192,27 @@ def test_facets_count_the_matches(explorer):
                                                    "29": 1}
     assert dict(result.facets["method"]) == {"ocr": 2, "text": 2, "html": 1}
     assert result.jurisdiction_names[JUAZEIRO] == "Juazeiro (BA)"
+
+
+def test_a_page_of_results_is_one_statement_to_the_database(explorer):
+    """Ranking, counts and facets are the index's; the database reads the page's norms and
+    their texts in one statement (after the first search of the process, which reads the
+    jurisdictions' names), so a search costs the same few milliseconds at any corpus size."""
+    store = explorer.corpus.store
+    find(explorer, "moto taxi")
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, *_):
+        statements.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", seen)
+    try:
+        result = find(explorer, "moto taxi")
+    finally:
+        event.remove(store.engine, "before_cursor_execute", seen)
+    assert len(result.hits) == 5 and result.jurisdiction_names[JUAZEIRO] == "Juazeiro (BA)"
+    assert len(statements) == 1, statements
+    assert "FROM norm n" in statements[0] and "page p" in statements[0]
 
 
 def test_snippets_highlight_and_escape(explorer):

@@ -47,12 +47,13 @@ from .query import Node, QueryError, parse, quoted, with_joined_words
 from .snippets import Highlighter
 
 PAGE = 20
-_FACET_THREADS = ThreadPoolExecutor(max_workers=os.cpu_count() or 2,
-                                    thread_name_prefix="locleg-facets")
 # Facets are counted over every match up to this many matches (5-10 ms of Tantivy's
 # terms aggregation on two cores); beyond, over the norms of enough sample classes to count
 # about as many, scaled up: an estimate, and the result says so.
 FACETS_EXACT_UP_TO = 50_000
+# The count and facets of each search run here, beside the thread that ranks its page.
+_FACET_THREADS = ThreadPoolExecutor(max_workers=os.cpu_count() or 2,
+                                    thread_name_prefix="locleg-facets")
 # A relevance page reaches at most this deep (500 pages of 20); newest-first reaches all.
 MAX_DEPTH = 10_000
 UFS = ("AC", "AL", "AM", "AP", "BA", "CE", "DF", "ES", "GO", "MA", "MG", "MS", "MT", "PA",
