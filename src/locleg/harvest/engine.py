@@ -49,6 +49,7 @@ from .net import (
     Guard,
     Refused,
     Resolver,
+    TooSlow,
     host_key,
     make_client,
     open_stream,
@@ -741,8 +742,7 @@ class Harvest:
                     # --max-time: the request stays in the frontier, the next run redoes it.
                     self.report.stopped_by_deadline = True
                     return False
-                error = FetchError(f"no whole answer within {budget:.0f} s (the request's "
-                                   f"deadline): {req.url}", transient=True)
+                error = TooSlow(req.url, budget)
             except Exception as e:
                 # Whatever the answer held that we did not foresee costs this request, never
                 # the harvest: recorded, set aside (failed) until the next cycle.
@@ -771,7 +771,7 @@ class Harvest:
         client = self._clients.get(host)
         if client is None:
             client = make_client(self.resolver, timeout=self.config.timeout, max_connections=2,
-                                 ssl_context=self._ssl)
+                                 ssl_context=self._ssl, deadline=self.config.request_deadline)
             self._clients[host] = client
         return client
 
@@ -836,9 +836,8 @@ class Harvest:
                 state.next_allowed = self._loop.time() + self._delay(state, ctx)
                 if self._deadline is not None and self._loop.time() >= self._deadline - 0.05:
                     return
-                await self._host_failed(state, ctx, robots_url, FetchError(
-                    f"no whole answer within the request's deadline: {robots_url}",
-                    transient=True))
+                await self._host_failed(state, ctx, robots_url,
+                                        TooSlow(robots_url, self.config.request_deadline))
                 return
             except FetchError as e:
                 state.next_allowed = self._loop.time() + self._delay(state, ctx)
