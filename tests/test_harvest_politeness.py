@@ -160,6 +160,21 @@ def test_a_file_that_trickles_fails_with_the_reason_and_the_rest_goes_on(corpus)
     assert len(messages) == 2 and "gave up after 2 attempt(s)" in messages[-1]
 
 
+def test_a_robots_txt_asking_for_a_short_pause_is_waited_for_not_counted(corpus):
+    """robots.txt answered 429 Retry-After 1 twice: a pause each time, not an unreadable
+    robots.txt; even a host parked at its first failure is not parked."""
+    camara = Camara.juazeiro(crawl_delay=None)
+    with SaplServer(camara) as srv:
+        add_source(corpus, srv.url)
+        srv.add_fault("429", "robots.txt", times=2, value=1)
+        report = run(corpus, park_after=1)
+        asked = [r.time for r in srv.requests(path="robots.txt")]
+    assert not report.parked and report.errors == 0 and report.pauses == 2
+    assert counts(corpus)["versions"] == 6 and problems(corpus) == []
+    gaps = [b - a for a, b in zip(asked, asked[1:], strict=False)]
+    assert len(asked) == 3 and min(gaps) >= 0.95
+
+
 def test_a_robots_txt_that_asks_for_a_day_parks_the_host(corpus):
     camara = Camara.juazeiro(crawl_delay=None)
     with SaplServer(camara) as srv:
