@@ -760,9 +760,9 @@ class Harvest:
                 queue.clear()  # a step of the chain queues more: take them in priority order
         else:
             queue.clear()
-            pause = await self._pause(state, req, error)
-            if isinstance(pause, FetchError):
-                await self._failed(state, ctx, req, pause)
+            failure = await self._pause(state, req, error)
+            if failure is not None:
+                await self._failed(state, ctx, req, failure)
         self._progress()
         return True
 
