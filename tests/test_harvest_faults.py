@@ -116,6 +116,18 @@ def test_a_host_asking_for_pauses_for_ever_is_bounded(corpus, server):
     assert "gave up after 2 attempt(s)" in messages
 
 
+def test_a_host_asking_for_pauses_on_everything_for_ever_is_parked_with_the_reason(corpus,
+                                                                                   server):
+    add_source(corpus, server.url)
+    server.add_fault("503", "^/api/", value=0)
+    report = run(corpus, park_after=3, max_attempts=10, max_pauses=2)
+    assert [h.host for h in report.parked] == [server.url.removeprefix("http://")]
+    assert len(server.requests(path="^/api/")) == 3 * (2 + 1)  # then left alone
+    messages = _messages(corpus)
+    assert "asked to pause 3 times in a row" in messages
+    assert "parked until" in messages and "3 failures in a row" in messages
+
+
 def test_timeout_is_retried(corpus, server):
     add_source(corpus, server.url)
     # The server holds the request for a minute; the client gives up after its timeout (not
