@@ -163,6 +163,31 @@ def test_faults_follow_their_schedule_and_the_log_records_every_request(portal):
         portal.add_fault("invalid_json")  # a SAPL stand-in's own kind, not every server's
 
 
+def test_a_host_shedding_load_refuses_each_urls_first_request_once(portal):
+    portal.files.put("/lei/1.pdf", b"%PDF-1.4 one")
+    portal.files.put("/lei/2.pdf", b"%PDF-1.4 two")
+    portal.shed_load("^/lei/", status=429, retry_after=2)
+    got = [(path, httpx.get(portal.url + path)) for path in
+           ("/lei/1.pdf", "/lei/1.pdf", "/lei/2.pdf", "/lei/2.pdf", "/lei/1.pdf", "/leis")]
+    assert [(path, a.status_code) for path, a in got] == [
+        ("/lei/1.pdf", 429), ("/lei/1.pdf", 200), ("/lei/2.pdf", 429), ("/lei/2.pdf", 200),
+        ("/lei/1.pdf", 200), ("/leis", 200)]
+    assert got[0][1].headers["retry-after"] == "2" and got[1][1].content == b"%PDF-1.4 one"
+    with pytest.raises(ValueError, match="429 or 503"):
+        portal.shed_load(status=500)
+
+
+def test_a_trickle_sends_a_byte_at_a_time(portal):
+    portal.trickle("^/leis", interval=0.2, times=1)
+    started = time.monotonic()
+    with httpx.stream("GET", portal.url + "/leis", timeout=5) as answer:
+        chunks = answer.iter_bytes()
+        first, second = next(chunks), next(chunks)
+    assert answer.status_code == 200 and (first, second) == (b"[", b" ")
+    assert time.monotonic() - started >= 0.2
+    assert httpx.get(portal.url + "/leis").status_code == 200  # once only
+
+
 def test_a_slow_answer_comes_late_and_right(portal):
     portal.add_fault("slow", "^/leis", value=0.5, times=1)
     started = time.monotonic()

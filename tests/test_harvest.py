@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import json
+import time
 from datetime import date
 
 import pytest
 from sqlalchemy import inspect, select
 
+from locleg.corpus import open_corpus
 from locleg.fixtures import camara as sample_camara
 from locleg.fixtures.documents import born_digital_pdf
 from locleg.fixtures.harvesting import JUAZEIRO, add_source, counts, problems, run
 from locleg.fixtures.sapl_server import Camara, SaplServer
 from locleg.harvest.discover import host_label
-from locleg.store.harvest_schema import sapl_relation
+from locleg.store.harvest_schema import harvest_host, sapl_relation
 from locleg.store.schema import document, record, version
 from tests.conftest import run_cli
 
@@ -235,6 +237,71 @@ def test_unreachable_url_is_one_clear_line(tmp_path):
     result = run_cli("sources", "add", "sapl", "http://127.0.0.1:9", "-j", str(JUAZEIRO),
                      corpus=folder)
     assert result.returncode == 2 and "did not answer" in result.stderr
+
+
+@pytest.mark.parametrize("request_deadline, probe_deadline, why", [
+    ("2", "60", "no whole answer within 2 s (the request's deadline)"),
+    ("60", "3", "the probe did not end within 3 s (LOCLEG_PROBE_DEADLINE"),
+])
+def test_sources_add_ends_at_its_deadline_on_a_server_that_trickles(tmp_path, request_deadline,
+                                                                    probe_deadline, why):
+    """A byte a second passes every per-read timeout: the request's deadline, or the whole
+    probe's, ends the command with one line, and nothing of the source is stored."""
+    folder = tmp_path / "c"
+    run_cli("init", str(folder), check=True)
+    env = {"LOCLEG_REQUEST_DEADLINE": request_deadline, "LOCLEG_PROBE_DEADLINE": probe_deadline}
+    with SaplServer(Camara.juazeiro(crawl_delay=None)) as srv:
+        srv.trickle("casalegislativa", interval=1)
+        started = time.monotonic()
+        result = run_cli("sources", "add", "sapl", srv.url, "-j", str(JUAZEIRO), corpus=folder,
+                         env=env, timeout=120)
+        elapsed = time.monotonic() - started
+        host = srv.url.removeprefix("http://")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"error: {host} answered too slowly: ")
+    assert why in " ".join(result.stderr.split())
+    assert result.stderr.count("\n") == 1  # one clear line, no traceback
+    assert elapsed < 60  # the trickle alone would take an hour
+    assert json.loads(run_cli("sources", "list", "--json", corpus=folder,
+                              check=True).stdout) == []
+    corpus = open_corpus(folder)
+    try:
+        with corpus.store.engine.connect() as conn:
+            assert conn.execute(select(harvest_host)).all() == []  # not even its robots.txt
+    finally:
+        corpus.close()
+
+
+def test_a_bad_deadline_setting_is_one_clear_line(tmp_path):
+    folder = tmp_path / "c"
+    run_cli("init", str(folder), check=True)
+    result = run_cli("sources", "add", "sapl", "http://127.0.0.1:9", "-j", str(JUAZEIRO),
+                     corpus=folder, env={"LOCLEG_PROBE_DEADLINE": "soon"})
+    assert result.returncode == 2
+    assert "LOCLEG_PROBE_DEADLINE='soon': give a number of seconds above 0" in result.stderr
+
+
+def test_discover_reports_a_host_that_trickles_and_goes_on(tmp_path):
+    folder = tmp_path / "c"
+    run_cli("init", str(folder), check=True)
+    camaras = {"sapl.juazeiro.ba.leg.br": Camara.juazeiro(crawl_delay=None),
+               "sapl.feiradesantana.ba.leg.br": Camara(nome="Câmara Municipal de Feira de "
+                                                       "Santana", municipio="Feira de Santana",
+                                                       synthetic=3, crawl_delay=None)}
+    with SaplServer(camaras) as srv:
+        srv.trickle("casalegislativa", host="sapl.juazeiro.ba.leg.br", interval=1)
+        env = {"LOCLEG_RESOLVE": srv.resolve_env(), "LOCLEG_REQUEST_DEADLINE": "2"}
+        started = time.monotonic()
+        result = run_cli("discover", "sapl", "--uf", "ba", corpus=folder, env=env,
+                         check=True, timeout=120)
+        elapsed = time.monotonic() - started
+    out = " ".join(result.stdout.split())
+    assert "too slow, try again later sapl.juazeiro.ba.leg.br: sapl.juazeiro.ba.leg.br " \
+           "answered too slowly: no whole answer within 2 s" in out
+    assert "1 SAPL (1 new sources)" in out and "1 answered too slowly" in out
+    assert elapsed < 60
+    listed = json.loads(run_cli("sources", "list", "--json", corpus=folder, check=True).stdout)
+    assert [s["base_url"] for s in listed] == ["http://sapl.feiradesantana.ba.leg.br"]
 
 
 def test_host_labels_fold_names_the_way_sapl_hosts_do():

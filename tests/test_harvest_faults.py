@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import pytest
 from sqlalchemy import select
@@ -64,13 +65,67 @@ def test_transient_faults_are_recorded_and_retried_until_complete(corpus, server
 def test_429_retry_after_is_honoured(corpus, server):
     add_source(corpus, server.url)
     server.add_fault("429", "tiponormajuridica", times=1, value=1)
-    run(corpus)
+    report = run(corpus)
     _complete(corpus)
     log = server.log
     limited = next(i for i, r in enumerate(log) if r[4] == 429)
-    # Nothing reached the host until Retry-After had passed.
+    # Nothing reached the host until Retry-After had passed, and then the same request.
     assert log[limited + 1][0] - log[limited][0] >= 0.95
-    assert "HTTP 429 (asked to slow down, Retry-After 1 s)" in _messages(corpus)
+    assert log[limited + 1].target == log[limited].target
+    # A pause asked for is neither an error nor a problem; the run counts it.
+    assert report.pauses == 1 and report.errors == 0 and _messages(corpus) == ""
+
+
+@pytest.mark.parametrize("status", [503, 429])
+def test_a_host_shedding_load_is_waited_for_not_parked(corpus, server, status):
+    """Each file's first request answered 503/429 with Retry-After 1, the next as usual: the
+    due file is asked again after the pause, all 6 files come in, no failure is counted and
+    the host is never parked (the defaults: parked after 5 failures in a row)."""
+    add_source(corpus, server.url)
+    server.shed_load("^/media/", status=status, retry_after=1)
+    started = time.monotonic()
+    report = run(corpus, park_after=5, max_attempts=6)
+    elapsed = time.monotonic() - started
+    assert not report.parked and report.errors == 0
+    _complete(corpus)
+    files = [(r.target, r.status, r.time) for r in server.requests(path="^/media/")]
+    assert len(files) == 12
+    # The due request first: each file asked again right after its own pause, never the
+    # next file in between; and never before its Retry-After had passed.
+    for (first, paused, at), (again, ok, later) in zip(files[::2], files[1::2], strict=True):
+        assert (first, paused) == (again, status) and ok == 200
+        assert later - at >= 0.95
+    assert len({target for target, *_ in files}) == 6
+    assert elapsed >= 6 * 0.95
+    assert report.pauses == 6
+    assert "Retry-After" not in _messages(corpus)  # a pause is no problem
+
+
+def test_a_host_asking_for_pauses_for_ever_is_bounded(corpus, server):
+    """One file always answered 503 Retry-After 0: after max_pauses pauses in a row each
+    attempt counts as a failure, the file gives up with the reason, the rest is harvested."""
+    add_source(corpus, server.url)
+    server.add_fault("503", LEI_2199, value=0)
+    report = run(corpus, park_after=5, max_attempts=2, max_pauses=3)
+    assert not report.parked
+    assert len(server.requests(path=LEI_2199)) == 2 * (3 + 1)
+    assert counts(corpus)["versions"] == 5
+    assert [(r["state"], r["attempts"]) for r in requests_left(corpus)] == [("failed", 2)]
+    messages = _messages(corpus)
+    assert "asked to pause 4 times in a row" in messages
+    assert "gave up after 2 attempt(s)" in messages
+
+
+def test_a_host_asking_for_pauses_on_everything_for_ever_is_parked_with_the_reason(corpus,
+                                                                                   server):
+    add_source(corpus, server.url)
+    server.add_fault("503", "^/api/", value=0)
+    report = run(corpus, park_after=3, max_attempts=10, max_pauses=2)
+    assert [h.host for h in report.parked] == [server.url.removeprefix("http://")]
+    assert len(server.requests(path="^/api/")) == 3 * (2 + 1)  # then left alone
+    messages = _messages(corpus)
+    assert "asked to pause 3 times in a row" in messages
+    assert "parked until" in messages and "3 failures in a row" in messages
 
 
 def test_timeout_is_retried(corpus, server):

@@ -139,6 +139,42 @@ def test_a_request_past_its_own_deadline_is_retried(corpus):
     assert "no whole answer within 2 s" in problems(corpus)[0]["message"]
 
 
+def test_a_file_that_trickles_fails_with_the_reason_and_the_rest_goes_on(corpus):
+    lei = "/media/sapl/public/normajuridica/2011/1461/lei_2199_de_2011.pdf"
+    camara = Camara.juazeiro(crawl_delay=None)
+    with SaplServer(camara) as srv:
+        add_source(corpus, srv.url)
+        srv.trickle(lei, interval=1)
+        started = time.monotonic()
+        report = run(corpus, request_deadline=2, timeout=5, max_attempts=2)
+        elapsed = time.monotonic() - started
+        host = srv.url.removeprefix("http://")
+    assert elapsed < 60 and not report.parked
+    assert counts(corpus)["norms"] == 25 and counts(corpus)["versions"] == 5
+    left = requests_left(corpus)
+    assert [(r["url"].endswith(lei), r["state"], r["attempts"]) for r in left] == [
+        (True, "failed", 2)]
+    assert left[0]["last_error"].startswith(f"{host} answered too slowly: no whole answer "
+                                            "within 2 s (the request's deadline)")
+    messages = [p["message"] for p in problems(corpus)]
+    assert len(messages) == 2 and "gave up after 2 attempt(s)" in messages[-1]
+
+
+def test_a_robots_txt_asking_for_a_short_pause_is_waited_for_not_counted(corpus):
+    """robots.txt answered 429 Retry-After 1 twice: a pause each time, not an unreadable
+    robots.txt; even a host parked at its first failure is not parked."""
+    camara = Camara.juazeiro(crawl_delay=None)
+    with SaplServer(camara) as srv:
+        add_source(corpus, srv.url)
+        srv.add_fault("429", "robots.txt", times=2, value=1)
+        report = run(corpus, park_after=1)
+        asked = [r.time for r in srv.requests(path="robots.txt")]
+    assert not report.parked and report.errors == 0 and report.pauses == 2
+    assert counts(corpus)["versions"] == 6 and problems(corpus) == []
+    gaps = [b - a for a, b in zip(asked, asked[1:], strict=False)]
+    assert len(asked) == 3 and min(gaps) >= 0.95
+
+
 def test_a_robots_txt_that_asks_for_a_day_parks_the_host(corpus):
     camara = Camara.juazeiro(crawl_delay=None)
     with SaplServer(camara) as srv:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import unicodedata
 from datetime import date
 
@@ -68,6 +69,16 @@ def test_a_busy_answer_is_waited_for(sru):
     total, _ = _search(sru, "moto", on_wait=lambda s, why: waits.append((s, why)))
     assert total == 1 and waits == [(1.0, "HTTP 429 Retry-After")]
     assert [r.status for r in sru.requests(path=SRU_PATH)] == [429, 200]
+
+
+def test_an_answer_that_trickles_ends_at_the_request_deadline(sru, monkeypatch):
+    """A byte a second passes every per-read timeout; LOCLEG_REQUEST_DEADLINE ends it."""
+    monkeypatch.setenv("LOCLEG_REQUEST_DEADLINE", "2")
+    sru.trickle(SRU_PATH, interval=1)
+    started = time.monotonic()
+    with pytest.raises(SruError, match="answered too slowly: no whole answer within 2 s"):
+        _search(sru, "moto")
+    assert time.monotonic() - started < 30
 
 
 def test_robots_txt_is_obeyed(sru):

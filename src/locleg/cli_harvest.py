@@ -91,6 +91,7 @@ def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None, wi
     """
     from .harvest.discover import register
     from .harvest.net import normalize_base_url
+    from .harvest.probing import within_deadline
 
     if len(words) > 2:
         raise click.UsageError("give a URL, or a PLATFORM and a URL")
@@ -117,7 +118,8 @@ def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None, wi
                                                jurisdiction=place["ibge_code"])
 
         try:
-            found = asyncio.run(probe())
+            # The whole probe within its deadline: nothing is stored before it ends.
+            found = asyncio.run(within_deadline(probe(), shown))
         except ValueError as e:  # normalize_url: not a URL this platform can read
             raise UserError(str(e)) from None
         settings = {**found.settings, **({"delay": chosen} if chosen is not None else {})}
@@ -300,7 +302,10 @@ def discover() -> None:
 @discover.command("sapl")
 @click.option("--uf", required=True, help="The federative unit to probe (e.g. BA).")
 @click.option("--concurrency", default=16, show_default=True, help="Hosts probed at once.")
-@click.option("--timeout", default=15.0, show_default=True, help="Seconds per request.")
+@click.option("--timeout", default=15.0, show_default=True,
+              help="Seconds per network operation (connect, each read); a whole request "
+                   "ends within $LOCLEG_REQUEST_DEADLINE (120 s), a host's whole probe within "
+                   "$LOCLEG_PROBE_DEADLINE (300 s).")
 @click.option("--dry-run", is_flag=True, help="Report what answers; register nothing.")
 @corpus_option
 def discover_sapl(uf: str, concurrency: int, timeout: float, dry_run: bool,
@@ -321,11 +326,13 @@ def discover_sapl(uf: str, concurrency: int, timeout: float, dry_run: bool,
         console.print(f"  [yellow]not registered[/] {host}: {printable(why)}")
     for host, why in report.busy:
         console.print(f"  [yellow]busy, try again later[/] {host}: {printable(why)}")
+    for host, why in report.slow:
+        console.print(f"  [yellow]too slow, try again later[/] {host}: {printable(why)}")
     new = sum(1 for f in report.found if f["new"])
     console.print(f"Probed {report.probed:,} hosts of {uf.upper()}: {len(report.found):,} SAPL "
                   f"({new:,} new sources), {len(report.refused):,} answered but are not a SAPL "
-                  f"3.1, {len(report.busy):,} were busy (429/5xx), {report.unreachable:,} did "
-                  "not answer")
+                  f"3.1, {len(report.busy):,} were busy (429/5xx), {len(report.slow):,} "
+                  f"answered too slowly, {report.unreachable:,} did not answer")
 
 
 # -- harvest ---------------------------------------------------------------------------------
@@ -468,6 +475,8 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
         + (f", {report.removed:,} norms marked removed" if report.removed else "")
         + (f"; {report.errors:,} errors (see `locleg sources list`, `locleg status`)"
            if report.errors else "")
+        + (f"; {report.pauses:,} pauses asked by hosts (429/503 Retry-After), waited for"
+           if report.pauses else "")
     )
     for h in report.parked:
         err_console.print(f"[yellow]parked:[/] {printable(h.host)} until "

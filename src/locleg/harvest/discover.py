@@ -2,7 +2,9 @@
 
 There is no public list of SAPL instances; the Interlegis host naming is the list. Each
 candidate is tried over https, then http; a host that answers is confirmed to be a SAPL 3.1
-(its casalegislativa and norm API) before it is registered as a source.
+(its casalegislativa and norm API) before it is registered as a source. Each probe ends within
+the probe's deadline (probing.probe_deadline), each of its requests within the request's: a
+host that trickles its answers is reported too slow, and the others go on.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ..store.schema import source
 from . import frontier
 from .net import Resolver, host_key, make_client
 from .platform import Probe
-from .probing import Busy, Unreachable
+from .probing import Busy, SlowAnswer, Unreachable, within_deadline
 from .sapl import NotSapl, probe
 
 
@@ -48,6 +50,7 @@ class Discovery:
     found: list[dict] = field(default_factory=list)  # {ibge_code, name, base_url, version, new}
     refused: list[tuple[str, str]] = field(default_factory=list)  # (host, why)
     busy: list[tuple[str, str]] = field(default_factory=list)  # answered 429/5xx: try later
+    slow: list[tuple[str, str]] = field(default_factory=list)  # past a deadline: try later
     unreachable: int = 0
 
 
@@ -86,8 +89,13 @@ async def discover(store: Store, uf: str, *, resolver: Resolver | None = None,
         async with bound:
             outcome = "unreachable"
             for scheme in ("https", "http"):
+                url = f"{scheme}://{host}"
                 try:
-                    found = await probe(f"{scheme}://{host}", resolver, timeout, client)
+                    found = await within_deadline(probe(url, resolver, timeout, client), url)
+                except SlowAnswer as e:
+                    report.slow.append((host, str(e)))
+                    outcome = "too slow"
+                    break
                 except Unreachable:
                     continue
                 except Busy as e:

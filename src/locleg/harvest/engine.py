@@ -4,8 +4,11 @@ Each host with pending requests gets a worker coroutine. A worker takes its host
 from the frontier in order, waits for the host's turn (robots.txt Crawl-delay, else 1 s,
 unless the operator set a delay for the source), makes the request inside a global
 concurrency bound, and stores the result. Failures are retried later with exponential
-backoff and jitter (or when Retry-After says); a host that keeps failing is parked until
-later and reported. Database writes go through one thread, in batches for files.
+backoff and jitter; a host that keeps failing is parked until later and reported. A 429 or
+503 with a Retry-After is no failure but the server asking for a pause: the host waits as
+asked (the other hosts go on) and the same request is made again first, up to `max_pauses`
+pauses in a row (and `pause_budget` seconds) per request, after which each counts as a
+failure. Database writes go through one thread, in batches for files.
 
 A worker runs only for a host this process has claimed (claims.py): several processes can
 share one PostgreSQL corpus, each host worked by one of them at a time, its delay kept in the
@@ -46,6 +49,7 @@ from .net import (
     Guard,
     Refused,
     Resolver,
+    TooSlow,
     host_key,
     make_client,
     open_stream,
@@ -77,6 +81,12 @@ class HarvestConfig:
     park_after: int = 5  # consecutive failures on a host before it is parked
     park_for: float = 6 * 3600.0
     max_retry_after: float = 3600.0  # a longer Retry-After parks the host instead
+    # A 429/503 with Retry-After pauses the host and retries the same request, without counting
+    # a failure, up to this many times in a row for one request (and this many seconds of
+    # pauses in all): past that, each further one counts as a failure, so a server asking for
+    # pauses for ever ends in the usual retries, give-up and parking, with the reason.
+    max_pauses: int = 5
+    pause_budget: float = 3600.0
     robots_ttl: float = 86400.0
     interval: float = 86400.0  # between cycles of a source
     full_every: float = 7 * 86400.0  # every row rewritten at least this often
@@ -130,6 +140,8 @@ class HostState:
     next_allowed: float = 0.0  # loop time
     failures: int = 0
     parked_until: datetime | None = None
+    pauses: int = 0  # pauses the host asked for (429/503 with Retry-After) and got
+    robots_pauses: int = 0  # of which in a row on robots.txt
     # what the run did, for progress and the report
     requests: int = 0
     ok: int = 0
@@ -172,6 +184,10 @@ class HarvestReport:
     @property
     def errors(self) -> int:
         return sum(h.errors for h in self.hosts.values())
+
+    @property
+    def pauses(self) -> int:
+        return sum(h.pauses for h in self.hosts.values())
 
     @property
     def parked(self) -> list[HostState]:
@@ -228,6 +244,8 @@ class Harvest:
         self._finished: set[str] = set()  # hosts whose worker ended: claimed again on wake()
         self._claim_wakeup: asyncio.Event | None = None
         self._source_hosts: dict[str, list[int]] = {}
+        # Pauses in a row of the requests a host asked to wait for: id -> (count, seconds).
+        self._pauses: dict[int, tuple[int, float]] = {}
 
     # -- services for the source handlers ------------------------------------------------
 
@@ -724,8 +742,7 @@ class Harvest:
                     # --max-time: the request stays in the frontier, the next run redoes it.
                     self.report.stopped_by_deadline = True
                     return False
-                error = FetchError(f"no whole answer within {budget:.0f} s (the request's "
-                                   f"deadline): {req.url}", transient=True)
+                error = TooSlow(req.url, budget)
             except Exception as e:
                 # Whatever the answer held that we did not foresee costs this request, never
                 # the harvest: recorded, set aside (failed) until the next cycle.
@@ -738,11 +755,14 @@ class Harvest:
         if error is None:
             state.ok += 1
             state.failures = 0
+            self._pauses.pop(req.id, None)
             if req.kind != frontier.FILE:
                 queue.clear()  # a step of the chain queues more: take them in priority order
         else:
             queue.clear()
-            await self._failed(state, ctx, req, error)
+            failure = await self._pause(state, req, error)
+            if failure is not None:
+                await self._failed(state, ctx, req, failure)
         self._progress()
         return True
 
@@ -751,7 +771,7 @@ class Harvest:
         client = self._clients.get(host)
         if client is None:
             client = make_client(self.resolver, timeout=self.config.timeout, max_connections=2,
-                                 ssl_context=self._ssl)
+                                 ssl_context=self._ssl, deadline=self.config.request_deadline)
             self._clients[host] = client
         return client
 
@@ -816,9 +836,8 @@ class Harvest:
                 state.next_allowed = self._loop.time() + self._delay(state, ctx)
                 if self._deadline is not None and self._loop.time() >= self._deadline - 0.05:
                     return
-                await self._host_failed(state, ctx, robots_url, FetchError(
-                    f"no whole answer within the request's deadline: {robots_url}",
-                    transient=True))
+                await self._host_failed(state, ctx, robots_url,
+                                        TooSlow(robots_url, self.config.request_deadline))
                 return
             except FetchError as e:
                 state.next_allowed = self._loop.time() + self._delay(state, ctx)
@@ -833,6 +852,7 @@ class Harvest:
         state.robots = Protego.parse(text) if text else None
         state.crawl_delay = state.robots.crawl_delay(ROBOTS_AGENT) if state.robots else None
         state.robots_loaded = True
+        state.robots_pauses = 0
         state.next_allowed = self._loop.time() + self._delay(state, ctx)
         state.delay_reason = self._delay_reason(state, ctx)
         await self.db(lambda conn: frontier.save_host(
@@ -939,7 +959,41 @@ class Harvest:
             await asyncio.sleep(0.5)
             await self._flush_files()
 
-    # -- failures ------------------------------------------------------------------------
+    # -- pauses and failures ---------------------------------------------------------------
+
+    def _asked_pause(self, error: FetchError) -> float | None:
+        """The pause a 429/503 with Retry-After asks for (None: no pause asked, or one so long
+        that the host is parked instead)."""
+        seconds = error.retry_after
+        if error.status not in (429, 503) or seconds is None \
+                or seconds > self.config.max_retry_after:
+            return None
+        return seconds
+
+    async def _pause(self, state: HostState, req: frontier.Request,
+                     error: FetchError) -> FetchError | None:
+        """None when the error is the server asking for a pause, taken: the host waits as
+        asked and the same request stays first in the frontier (its place kept, no attempt
+        counted). Else the error to count as a failure, with the pauses it follows said."""
+        seconds = self._asked_pause(error)
+        if seconds is None:
+            return error
+        count, total = self._pauses.get(req.id, (0, 0.0))
+        count, total = count + 1, total + seconds
+        if count > self.config.max_pauses or total > self.config.pause_budget:
+            self._pauses.pop(req.id, None)
+            return FetchError(f"{error}; asked to pause {count} times in a row ({total:.0f} s "
+                              "in all): counted as a failure", transient=True,
+                              status=error.status, retry_after=error.retry_after)
+        self._pauses[req.id] = (count, total)
+        state.pauses += 1
+        state.next_allowed = max(state.next_allowed, self._loop.time() + seconds)
+        state.delay_reason = (f"HTTP {error.status} Retry-After {seconds:g} s (pause {count} "
+                              f"of at most {self.config.max_pauses} for one request)")
+        if self._shared and seconds >= self.config.lease / 2 and state.host in self._held:
+            # Written down now: whoever works the host next, should we die, waits too.
+            await self.db(claims.note_request, self.claimant, state.host, seconds)
+        return None
 
     def _backoff(self, attempts: int) -> float:
         wait = min(self.config.backoff_max, self.config.backoff_base * 2 ** (attempts - 1))
@@ -983,7 +1037,15 @@ class Harvest:
 
     async def _host_failed(self, state: HostState, ctx: SourceContext, url: str,
                            error: FetchError) -> None:
-        """robots.txt could not be read: the host waits (backoff), and may be parked."""
+        """robots.txt could not be read: the host waits (backoff), and may be parked; or it
+        asked for a pause (429/503 with Retry-After), waited for as asked."""
+        seconds = self._asked_pause(error)
+        if seconds is not None and state.robots_pauses < self.config.max_pauses:
+            state.robots_pauses += 1
+            state.pauses += 1
+            state.next_allowed = max(state.next_allowed, self._loop.time() + seconds)
+            state.delay_reason = f"robots.txt: HTTP {error.status} Retry-After {seconds:g} s"
+            return
         state.errors += 1
         state.failures += 1
         state.last_error = str(error)

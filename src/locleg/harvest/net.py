@@ -1,9 +1,12 @@
-"""The harvester's HTTP: honest User-Agent, resolver override for tests, SSRF guard, size caps.
+"""The harvester's HTTP: honest User-Agent, resolver override for tests, SSRF guard, size caps,
+a deadline on every whole request.
 
-Every request a harvest makes goes through `fetch` or `open_stream`, which follow redirects
-by hand so that each hop is checked: only http(s), and never a loopback, private or
-link-local address, except the source's own host:port when its base URL is itself local
-(the fixture server in tests and in the demo).
+Every request any command makes (harvest, probes, discover, lexml) goes through `fetch` or
+`open_stream`, which follow redirects by hand so that each hop is checked: only http(s), and
+never a loopback, private or link-local address, except the source's own host:port when its
+base URL is itself local (the fixture server in tests and in the demo). Each request, redirects
+and body included, ends within its client's deadline (`make_client`): a server that sends a
+byte a second passes every per-read timeout, never the deadline.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import httpcore
 import httpx
 
 from .. import __version__
+from ..errors import UserError
 
 USER_AGENT = f"br-locleg/{__version__} (+https://github.com/br-locleg/br-locleg)"
 ROBOTS_AGENT = "br-locleg"
@@ -42,6 +46,12 @@ _DNS_TTL = 300.0
 # for ever.
 MAX_RETRY_AFTER = 30 * 86400.0
 _DELTA_SECONDS = re.compile(r"[0-9]{1,15}")
+# Seconds a whole request (connection, redirects, headers, body) may take in the commands
+# without an option of their own for it: `sources add`, `discover`, `lexml`. Their answers are
+# small (a page, a robots.txt); `harvest` has --request-deadline (30 min: originals up to
+# 200 MB).
+REQUEST_DEADLINE_ENV = "LOCLEG_REQUEST_DEADLINE"
+DEFAULT_REQUEST_DEADLINE = 120.0
 
 
 class FetchError(Exception):
@@ -60,6 +70,39 @@ class Refused(FetchError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, transient=False)
+
+
+class TooSlow(FetchError):
+    """A request that did not end within its deadline (a server trickling its answer)."""
+
+    def __init__(self, url: str, deadline: float) -> None:
+        try:
+            host = host_key(url)
+        except ValueError:
+            host = "the server"
+        super().__init__(f"{host} answered too slowly: no whole answer within {deadline:g} s "
+                         f"(the request's deadline): {url[:200]}", transient=True)
+        self.deadline = deadline
+
+
+def seconds_setting(name: str, default: float) -> float:
+    """A duration in seconds from the environment variable `name` (unset: `default`);
+    UserError, one line, for anything but a positive number."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise UserError(f"{name}={value!r}: give a number of seconds above 0, e.g. {default:g}")
+    return seconds
+
+
+def request_deadline() -> float:
+    """LOCLEG_REQUEST_DEADLINE, else DEFAULT_REQUEST_DEADLINE seconds."""
+    return seconds_setting(REQUEST_DEADLINE_ENV, DEFAULT_REQUEST_DEADLINE)
 
 
 def host_key(url: str) -> str:
@@ -275,9 +318,23 @@ class _ResolvingBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
+class Client(httpx.AsyncClient):
+    """An httpx client that knows how long a whole request through it may take."""
+
+    def __init__(self, *args: Any, deadline: float, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.deadline = deadline
+
+
 def make_client(resolver: Resolver, *, timeout: float = 60.0, max_connections: int = 100,
-                ssl_context: Any = None) -> httpx.AsyncClient:
-    """A client with keep-alive, our resolver and our headers (pass one ssl_context to many)."""
+                ssl_context: Any = None, deadline: float | None = None) -> Client:
+    """A client with keep-alive, our resolver and our headers (pass one ssl_context to many).
+
+    `timeout` bounds each network operation (connect, one read); `deadline` each whole
+    request made through `open_stream`/`fetch` (default: `request_deadline()`).
+    """
+    if deadline is None:
+        deadline = request_deadline()
     limits = httpx.Limits(max_connections=max_connections,
                           max_keepalive_connections=max_connections, keepalive_expiry=30)
     transport = httpx.AsyncHTTPTransport(limits=limits, verify=ssl_context or True)
@@ -289,9 +346,8 @@ def make_client(resolver: Resolver, *, timeout: float = 60.0, max_connections: i
         keepalive_expiry=limits.keepalive_expiry,
         network_backend=_ResolvingBackend(resolver),
     )
-    return httpx.AsyncClient(transport=transport, headers=HEADERS,
-                             timeout=httpx.Timeout(timeout), follow_redirects=False,
-                             trust_env=False)
+    return Client(transport=transport, headers=HEADERS, timeout=httpx.Timeout(timeout),
+                  follow_redirects=False, trust_env=False, deadline=deadline)
 
 
 def retry_after_seconds(value: str | None) -> float | None:
@@ -327,7 +383,24 @@ async def open_stream(client: httpx.AsyncClient, url: str, guard: Guard, *,
                       form: dict[str, str] | None = None) -> AsyncIterator[httpx.Response]:
     """The response to URL after checked redirects, body not yet read. `form`: fields
     POSTed (an ASP.NET postback); a redirect after it is followed with a GET, as browsers
-    do."""
+    do. Everything, the caller's reading of the body included, ends within the client's
+    deadline (`Client.deadline`), else TooSlow."""
+    deadline = client.deadline if isinstance(client, Client) else None
+    # One timer over the whole request: name resolution, each redirect, headers, every read.
+    timer = asyncio.timeout(deadline)
+    try:
+        async with timer, _follow(client, url, guard, headers, method, form) as response:
+            yield response
+    except TimeoutError:
+        if deadline is None or not timer.expired():
+            raise
+        raise TooSlow(url, deadline) from None
+
+
+@asynccontextmanager
+async def _follow(client: httpx.AsyncClient, url: str, guard: Guard,
+                  headers: dict[str, str] | None, method: str,
+                  form: dict[str, str] | None) -> AsyncIterator[httpx.Response]:
     if form is not None:
         method = "POST"
     for _ in range(MAX_REDIRECTS + 1):

@@ -326,6 +326,8 @@ class Portal:
         found = Probe(NAME, base_url, title=config.name,
                       state={"portal": {"file": url, "digest": config.digest}},
                       settings={"portal": {"file": url, "toml": config.text}})
+        from .probing import did_not_answer
+
         resolver = resolver or Resolver()
         parts = urlsplit(base_url)
         async with make_client(resolver, timeout=20.0) as client:
@@ -334,7 +336,7 @@ class Portal:
                 robots = await fetch(client, f"{parts.scheme}://{parts.netloc}/robots.txt",
                                      guard, max_bytes=2**20)
             except FetchError as e:
-                raise UserError(f"{base_url} did not answer: {e}") from None
+                raise did_not_answer(base_url, e) from None
             if robots.status < 500 and robots.status != 429:
                 found.robots_status = robots.status
                 if robots.status == 200:
@@ -350,7 +352,7 @@ class Portal:
             try:
                 answer = await fetch(client, first, guard, max_bytes=64 * 2**20)
             except FetchError as e:
-                raise UserError(f"{first} did not answer: {e}") from None
+                raise did_not_answer(first, e) from None
         if answer.status in (429, 503) or answer.status >= 500:
             raise UserError(f"{status_error(first, answer.status, answer.headers)} (the portal "
                             "is busy or limiting us, not refusing: try again later)")

@@ -1,20 +1,43 @@
 """The few polite requests a platform's probe makes when a source is added: robots.txt first
 (obeyed, its Crawl-delay between the probe's own requests), each request retried when the site
 says it is busy (429, 503 with a Retry-After that fits the wait allowed), never a verdict on
-what the site is from a busy answer. SAPL 3.1, SAPL 2.5 and OAI-PMH probe through it."""
+what the site is from a busy answer. SAPL 3.1, SAPL 2.5 and OAI-PMH probe through it.
+
+A probe ends in time: each request within its client's deadline (net.request_deadline(),
+LOCLEG_REQUEST_DEADLINE, 120 s), the whole probe within `probe_deadline()`
+(LOCLEG_PROBE_DEADLINE, 300 s); past either, one line "<host> answered too slowly: …" and
+nothing stored."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 from protego import Protego
 
 from ..errors import UserError
-from .net import ROBOTS_AGENT, USER_AGENT, FetchError, Guard, fetch, retry_after_seconds
+from .net import (
+    ROBOTS_AGENT,
+    USER_AGENT,
+    FetchError,
+    Guard,
+    TooSlow,
+    fetch,
+    host_key,
+    request_deadline,
+    retry_after_seconds,
+    seconds_setting,
+)
 from .platform import NotThisPlatform
+
+PROBE_DEADLINE_ENV = "LOCLEG_PROBE_DEADLINE"
+# Seconds a whole probe may take: robots.txt and two or three requests, each within the
+# request deadline, and the Retry-After waits a probe accepts (at most 120 s in all).
+DEFAULT_PROBE_DEADLINE = 300.0
+T = TypeVar("T")
 
 
 class Unreachable(UserError):
@@ -23,6 +46,42 @@ class Unreachable(UserError):
 
 class Busy(UserError):
     """It answered, but only to say it cannot now (429, 5xx): nothing is known of what it is."""
+
+
+class SlowAnswer(UserError):
+    """It answered, but too slowly to end within the request's or the probe's deadline."""
+
+
+def probe_deadline() -> float:
+    """LOCLEG_PROBE_DEADLINE, else DEFAULT_PROBE_DEADLINE seconds."""
+    return seconds_setting(PROBE_DEADLINE_ENV, DEFAULT_PROBE_DEADLINE)
+
+
+def did_not_answer(base_url: str, error: FetchError) -> UserError:
+    """The one line for a probe's request that failed: too slow, or no answer at all."""
+    if isinstance(error, TooSlow):
+        return SlowAnswer(str(error))
+    return Unreachable(f"{base_url} did not answer: {error}")
+
+
+async def within_deadline(work: Awaitable[T], where: str, seconds: float | None = None) -> T:
+    """`work` (a probe of the URL `where`), ended at the probe's deadline with SlowAnswer."""
+    if seconds is None:
+        seconds = probe_deadline()
+    timer = asyncio.timeout(seconds)
+    try:
+        async with timer:
+            return await work
+    except TimeoutError:
+        if not timer.expired():
+            raise
+    try:
+        host = host_key(where if "://" in where else "https://" + where)
+    except ValueError:
+        host = where
+    raise SlowAnswer(f"{host} answered too slowly: the probe did not end within {seconds:g} s "
+                     f"({PROBE_DEADLINE_ENV}; each request within {request_deadline():g} s, "
+                     "LOCLEG_REQUEST_DEADLINE)")
 
 
 class Prober:
@@ -46,7 +105,7 @@ class Prober:
         try:
             answer = await self._get(url, robots=True)
         except FetchError as e:
-            raise Unreachable(f"{self.base_url} did not answer: {e}") from None
+            raise did_not_answer(self.base_url, e) from None
         self.robots_status = answer.status
         if answer.status == 200:
             self.robots_txt = answer.body.decode("utf-8", "replace")
@@ -65,7 +124,10 @@ class Prober:
 
     async def _get(self, url: str, robots: bool = False):
         for attempt in range(1, 4):
-            answer = await fetch(self.client, url, self.guard, max_bytes=2**20)
+            try:
+                answer = await fetch(self.client, url, self.guard, max_bytes=2**20)
+            except TooSlow as e:
+                raise SlowAnswer(str(e)) from None
             if answer.status not in (429, 503) and not (answer.status >= 500 and robots):
                 return answer
             # Busy: wait as asked when the wait is short, else say so. Never a verdict on

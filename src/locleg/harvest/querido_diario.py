@@ -133,13 +133,15 @@ class QueridoDiario:
         if jurisdiction is None:
             raise NotThisPlatform(f"{base}: Querido Diário needs a territory (the "
                                   "jurisdiction's IBGE code)")
+        from .probing import did_not_answer
+
         resolver = resolver or Resolver()
         target = f"{base}/cities/{jurisdiction}"
         async with make_client(resolver, timeout=20.0) as client:
             try:
                 answer = await fetch(client, target, Guard(base, resolver), max_bytes=2**20)
             except FetchError as e:
-                raise UserError(f"{base} did not answer: {e}") from None
+                raise did_not_answer(base, e) from None
         if answer.status == 404 and b"not found" in answer.body.lower():
             raise UserError(f"Querido Diário at {base} has no city {jurisdiction} "
                             "(HTTP 404 City not found): check the IBGE code")
