@@ -82,10 +82,13 @@ _SPECKS = r"\s*[^\w\s/]{0,2}\s*"
 # Words between the type and "nº" that do not change the type.
 _QUALIFIERS = (
     r"(?:[^\w\n]{0,2}\s+(?:municipal|estadual|federal|distrital|ordinaria|complementar|executivo"
+    r"|promulgada"  # "LEI PROMULGADA Nº 90/1999": a law the câmara's president promulgated
     r"|legislativ[oa]|normativ[oa]|conjunta|geral|administrativa"
     r"|d[ao]\s+(?:mesa(?:\s+diretora)?|presidencia|executivo|legislativo|prefeito|camara"
     r"(?:\s+municipal)?|gabinete)"
     r"|d[oe]\s+municipio(?:\s+d[eoa]s?\s+[a-z' -]{2,40}?)?"
+    # the place named without "do município": "EMENDA À LEI ORGÂNICA DE MARICÁ Nº 39"
+    rf"|d[eoa]s?\s+[a-z' -]{{2,40}}?(?=\s*{_MARKER}\s*\d)"
     rf"|[a-z]{{2,5}}(?=\s*{_MARKER}\s*\d)))"  # an acronym: "PORTARIA SEMED Nº 3"
     r"{0,3}"
 )
@@ -105,9 +108,9 @@ _EMENDA_TAIL = (rf"(?P<tail>\s+(?:(?:a|da)\s+)?(?:{_LEI}\s+{_ORGANICA}|lom)\b"
 _DAY = r"(?P<{}>[0-3oil|]?[0-9zs])"  # "0Z" is 02; "1o" is 1º, never 10
 _YEAR4 = r"[12oil|]\.?[0-9oil|]{3}(?![0-9])"
 _DATE = (
-    r"(?P<date>[\s,.;:–—-]*(?:(?:em|d[ea])\b[\s.]*)?(?:"
-    # 2 de abril de 2014, 1º de março de 2013, 02 DE ABRlL 2014
-    + _DAY.format("day") + r"\.?\s?(?:o|°|a)?\.?\s*(?:d[a-z]{0,2}\.?\s+)?"
+    r"(?P<date>[\s,.;:–—-]*(?:(?:em|d[ea])\b[\s.,]*)?(?:"
+    # 2 de abril de 2014, 1º de março de 2013, 02 DE ABRlL 2014, "DE, 11, DE DEZEMBRO"
+    + _DAY.format("day") + r"\.?\s?(?:o|°|a)?\.?,?\s*(?:d[a-z]{0,2}\.?\s+)?"
     r"(?P<month>[a-z0|][a-z0-9|]{2,9})\.?\s*(?:d[a-z]{0,2}\.?\s*|,\s*)?"  # "DE", "DF", "DEF"
     r"(?P<year>" + _YEAR4 + ")"
     # 10/03/2020, 10.03.20, 10-03-2020
