@@ -48,7 +48,9 @@ def _words(*words: str) -> str:
 
 # LEI, the commonest type, worn down by OCR: LEl, LE1, LEE, LEU, LES, LFI, LET, LEX (a type,
 # a "Nº" and a number must follow; the reading notes the damage).
-_LEI, _ORGANICA = r"(?:[li1|] ?[e3f] ?[il1|!eus]|l ?[e3] ?[a-z])", _ocr_word("organica")
+_LEI = r"(?:[li1|] ?[e3f] ?[il1|!eus]|l ?[e3] ?[a-z])"
+# "ORGÂNICA", and "ORGÂNCIA" as a typist transposed it (Maricá's Emenda nº 40/2014)
+_ORGANICA = _ocr_word("organ") + r" ?(?:[il1|!] ?c|c ?[il1|!]) ?a"
 # (canonical label for normalize_type, pattern): the longest names first.
 _TYPE_NAMES: list[tuple[str, str]] = [
     ("emenda a lei organica",
@@ -145,6 +147,8 @@ _CONTINUES = re.compile(
 # comma at the end of a letterhead is an OCR speck ("GABINETE DO PREFEITO É").
 _CONTINUES_IN_CAPITALS = re.compile(
     r"\b(?:a|o|as|os|da|do|das|dos|de|na|no|nas|nos|pela|pelo|pelas|pelos|ao|aos|termos)\s*$")
+# An ementa that amends the Lei Orgânica (and is no bill's amendment).
+_AMENDS_ORGANIC_LAW = re.compile(rf"\b(?:{_LEI}\s+{_ORGANICA}|lom)\b(?!.*\bprojeto\b)")
 _BILL = re.compile(
     r"\b(?:projeto|anteprojeto|autografo|substitutivo|mensagem|redacao final|veto|emenda)"
     r"(?:\s+(?:de|do|ao|a|da)(?:\s+projeto)?(?:\s+de)?)?\s*$"
@@ -268,9 +272,14 @@ def _candidate(kept: list[tuple[int, str]], folded: list[str], at: int, page_lin
     unread = False  # a number printed but not readable (unlike "s/n": none printed)
     match = _HEADING.match(window)
     if match and (match["number"] or match["sn"]):
-        if match[_GROUP_OF["emenda"]] and not match["tail"]:
-            return None  # "EMENDA Nº 3": an amendment to a bill
         groups, end, organic = match.groupdict(), match.end(), False
+        if match[_GROUP_OF["emenda"]] and not match["tail"]:
+            # "EMENDA Nº 3": an amendment to a bill, unless its ementa says it amends the Lei
+            # Orgânica ("EMENDA Nº 44/2015\nACRESCENTA DISPOSITIVO À LEI ORGÂNICA DO MUNICÍPIO")
+            following = window[window.find("\n", end) + 1:] if "\n" in window[end:] else ""
+            if not _AMENDS_ORGANIC_LAW.search(following.split("\n", 1)[0]):
+                return None
+            groups["tail"] = following.split("\n", 1)[0]
         if not groups["date"]:
             late = _LATE_DATE.match(window, end)
             if late:  # specks between the number and the date
