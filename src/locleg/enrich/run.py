@@ -4,7 +4,7 @@ Triggers queue a norm in `enrich_queue` when a record of it, a document or an ex
 changes (migration 0007). `enrich(corpus)` works through the queue in batches: it reads the
 heading of each record's texto integral (typing a generic record, flagging a heading that
 disagrees with its metadata, reading it again from the original when that looks like an OCR
-misreading), extracts the citations of the norm's texts and resolves them to corpus norms,
+misreading) and the ementa printed after it (shown where no record has one), extracts the citations of the norm's texts and resolves them to corpus norms,
 and recomputes the legal status and cited-by counts of every norm those citations touch.
 Norms that did not change are not read again. Import, harvest and extract run it at their end.
 """
@@ -37,6 +37,7 @@ from ..store.schema import (
     version,
 )
 from .citations import NormRef, citation_key, citation_urn, find_citations, revocation_cycles
+from .ementa import read_ementa
 from .heading import compare, read_heading
 from .identity import family_of
 from .norms import records_changed, resolve
@@ -53,6 +54,7 @@ _REVOKING = ("revokes", "revoked_by")
 class EnrichReport:
     norms: int = 0
     headings: int = 0  # records whose heading was read
+    ementas: int = 0  # of them, those whose ementa was read from the text
     rereads: int = 0  # headings read again from the original at a higher resolution
     disagreements: int = 0  # records whose heading still disagrees with their metadata
     citations: int = 0
@@ -118,7 +120,7 @@ def _read(corpus: Corpus, norm_ids: list[int], report: EnrichReport,
         docs = conn.execute(
             select(record.c.id.label("record_id"), record.c.norm_id, record.c.type_normalized,
                    record.c.type_raw, record.c.number, record.c.year, record.c.date,
-                   record.c.heading_version_id,
+                   record.c.ementa, record.c.heading_version_id,
                    document.c.role, version.c.id.label("version_id"), version.c.sha256)
             .join(document, document.c.record_id == record.c.id)
             .join(version, version.c.id == document.c.current_version_id)
@@ -175,16 +177,20 @@ def _read_headings(corpus: Corpus, docs: list, texts: dict, reading: _Reading,
             except (BlobError, RereadError) as e:
                 report.problems.append(f"record {d.record_id}: heading not read again: {e}")
         report.disagreements += bool(disagreements)
+        # Read for every record, kept apart from its own: shown only where no record has one.
+        ementa = read_ementa(pages[0][1], heading) if heading else None
+        report.ementas += ementa is not None
         reading.headings.append({
             "b_id": d.record_id, "b_version": d.version_id,
             # only a record without a specific type of its own is keyed by its heading, and
             # only one missing a field has a norm field to take from it
             "typed_by_text": family_of(d.type_normalized, d.type_raw) in (None, OTHER),
-            "fills": None in (d.number, d.year, d.date),
+            "fills": None in (d.number, d.year, d.date) or not d.ementa,
             "b_family": heading.type if heading else None,
             "b_number": heading.number if heading else None,
             "b_year": heading.year if heading else None,
             "b_date": heading.date if heading else None,
+            "b_ementa": ementa,
             "b_disagreement": json.dumps([asdict(x) for x in disagreements],
                                          ensure_ascii=False) if disagreements else None,
         })
@@ -214,7 +220,7 @@ def _write(conn: Connection, reading: _Reading, report: EnrichReport) -> None:
         conn.execute(update(record).where(record.c.id == bindparam("b_id")).values(
             heading_version_id=bindparam("b_version"), heading_family=bindparam("b_family"),
             heading_number=bindparam("b_number"), heading_year=bindparam("b_year"),
-            heading_date=bindparam("b_date"),
+            heading_date=bindparam("b_date"), heading_ementa=bindparam("b_ementa"),
             heading_disagreement=bindparam("b_disagreement")), reading.headings)
     # Records matched again: those whose heading was just read (a generic record, "Legislação
     # Municipal", typed by it may now join a norm) and those of norms without a key (a lone
