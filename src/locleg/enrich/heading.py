@@ -148,7 +148,7 @@ _CONTINUES = re.compile(
 _CONTINUES_IN_CAPITALS = re.compile(
     r"\b(?:a|o|as|os|da|do|das|dos|de|na|no|nas|nos|pela|pelo|pelas|pelos|ao|aos|termos)\s*$")
 # An ementa that amends the Lei Orgânica (and is no bill's amendment).
-_AMENDS_ORGANIC_LAW = re.compile(rf"\b(?:{_LEI}\s+{_ORGANICA}|lom)\b(?!.*\bprojeto\b)")
+_AMENDS_ORGANIC_LAW = re.compile(rf"\b(?:{_LEI}\s+{_ORGANICA}|lom)\b")
 _BILL = re.compile(
     r"\b(?:projeto|anteprojeto|autografo|substitutivo|mensagem|redacao final|veto|emenda)"
     r"(?:\s+(?:de|do|ao|a|da)(?:\s+projeto)?(?:\s+de)?)?\s*$"
@@ -276,10 +276,11 @@ def _candidate(kept: list[tuple[int, str]], folded: list[str], at: int, page_lin
         if match[_GROUP_OF["emenda"]] and not match["tail"]:
             # "EMENDA Nº 3": an amendment to a bill, unless its ementa says it amends the Lei
             # Orgânica ("EMENDA Nº 44/2015\nACRESCENTA DISPOSITIVO À LEI ORGÂNICA DO MUNICÍPIO")
-            following = window[window.find("\n", end) + 1:] if "\n" in window[end:] else ""
-            if not _AMENDS_ORGANIC_LAW.search(following.split("\n", 1)[0]):
+            rest = window[end:]
+            ementa = rest.split("\n", 2)[1] if rest.count("\n") else ""
+            if not _AMENDS_ORGANIC_LAW.search(ementa) or "projeto" in ementa:
                 return None
-            groups["tail"] = following.split("\n", 1)[0]
+            groups["tail"] = ementa
         if not groups["date"]:
             late = _LATE_DATE.match(window, end)
             if late:  # specks between the number and the date

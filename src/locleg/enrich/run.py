@@ -4,9 +4,10 @@ Triggers queue a norm in `enrich_queue` when a record of it, a document or an ex
 changes (migration 0007). `enrich(corpus)` works through the queue in batches: it reads the
 heading of each record's texto integral (typing a generic record, flagging a heading that
 disagrees with its metadata, reading it again from the original when that looks like an OCR
-misreading) and the ementa printed after it (shown where no record has one), extracts the citations of the norm's texts and resolves them to corpus norms,
-and recomputes the legal status and cited-by counts of every norm those citations touch.
-Norms that did not change are not read again. Import, harvest and extract run it at their end.
+misreading) and the ementa printed after it (shown where no record has one), extracts the
+citations of the norm's texts and resolves them to corpus norms, and recomputes the legal
+status and cited-by counts of every norm those citations touch. Norms that did not
+change are not read again. Import, harvest and extract run it at their end.
 """
 
 from __future__ import annotations
