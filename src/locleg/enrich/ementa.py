@@ -68,7 +68,8 @@ def read_ementa(text: str, heading: Heading) -> str | None:
         low = line.lower() if line.isascii() else fold(line)
         if not kept and _ANNOTATION.match(low):
             continue
-        if _STOPS.match(low.lstrip(_QUOTES + " ")):
+        # In quotation marks it is the ementa, whatever its first word ("“Fica fixada ...”").
+        if _STOPS.match(low) and (kept or low[:1] not in _QUOTES):
             break
         kept.append(line)
         if len(kept) >= _MAX_LINES or _ends_paragraph(line, low):
