@@ -35,7 +35,8 @@ _STOPS = re.compile(
     r"|considerando\b|decreta\b|resolve\b|promulga\b|sanciono\b"
     r"|art(?:igo)?\s*\.?\s*[1il|]\s*(?:[o°º.\s-]|$)"
     r"|(?:cap[ií]tulo|titulo|secao|anexo)\b"
-    r"|[a-z' ]{3,60},\s+(?:prefeit[oa]|president[ea])\b"  # "FARID SAID MADI, Prefeito ..."
+    # "FARID SAID MADI, Prefeito Municipal de ...", never "... DE VEREADOR, PREFEITO, VICE-"
+    r"|[a-z' ]{3,60},\s+(?:prefeit[oa]|president[ea])\s+(?:municipal|d[oae])\b"
 )
 # Words of a preamble or a letterhead inside a would-be ementa: it is not one.
 _NOT_EMENTA = re.compile(

@@ -56,7 +56,8 @@ _TYPE_NAMES: list[tuple[str, str]] = [
     ("emenda a lei organica",
      rf"{_ocr_word('emenda')}\s+(?:(?:a|da)\s+)?(?:{_LEI}\s+{_ORGANICA}|lom)"),
     ("lei organica", rf"{_LEI}\s+{_ORGANICA}"),
-    ("lei complementar", rf"{_LEI}(?:\s+municipal)?\s+{_ocr_word('complementar')}"),
+    # "LEICOMPLEMENTAR MUNICIPAL Nº 058/2007": a text layer that lost the space
+    ("lei complementar", rf"{_LEI}(?:\s+municipal)?\s*{_ocr_word('complementar')}"),
     ("lei delegada", _words("lei", "delegada")),
     ("decreto-lei", rf"{_ocr_word('decreto')}\s?-\s?{_LEI}"),
     ("decreto legislativo", _words("decreto", "legislativo")),
