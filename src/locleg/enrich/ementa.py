@@ -58,6 +58,8 @@ _QUOTES = "\"“”'‘’«»"
 def read_ementa(text: str, heading: Heading) -> str | None:
     """The ementa printed after `heading` in `text` (the page it was read from), or None."""
     lines = text.split("\n")
+    if heading.line >= len(lines) or lines[heading.line].strip() != heading.lines[0]:
+        return None  # a heading read from another text (a second reading of the scan)
     start = heading.line + _span(lines, heading)
     kept: list[str] = []
     for raw in lines[start:start + 40]:

@@ -108,8 +108,9 @@ _NO_NUMBER = r"(?P<sn>s\s?/\s?n[o°]?\b|sem\s+numero)"
 _EMENDA_TAIL = (rf"(?P<tail>\s+(?:(?:a|da)\s+)?(?:{_LEI}\s+{_ORGANICA}|lom)\b"
                 r"(?:\s+d[oe]\s+municipio(?:\s+d[eoa]s?\s+[a-z' -]{2,40}?"
                 r"(?=,|\s+de\s+\d|\s*(?:\n|$)))?)?)")
-_DAY = r"(?P<{}>[0-3oil|]?[0-9zs])"  # "0Z" is 02; "1o" is 1º, never 10
-_YEAR4 = r"[12oil|]\.?[0-9oil|]{3}(?![0-9])"
+# A faded print's 0 and 2 read as U and Z ("DE UZ DE ABRIL DE ZUi4": Gurupá's Lei 1.168/2014).
+_DAY = r"(?P<{}>[0-3oilu|]?[0-9zs])"  # "0Z" is 02; "1o" is 1º, never 10
+_YEAR4 = r"[12oilz|]\.?[0-9oilzu|]{3}(?![0-9])"
 _DATE = (
     r"(?P<date>[\s,.;:–—-]*(?:(?:em|d[ea])\b[\s.,]*)?(?:"
     # 2 de abril de 2014, 1º de março de 2013, 02 DE ABRlL 2014, "DE, 11, DE DEZEMBRO"
@@ -159,8 +160,8 @@ _MONTHS = ("janeiro", "fevereiro", "marco", "abril", "maio", "junho", "julho", "
            "setembro", "outubro", "novembro", "dezembro")
 _MONTH_NUMBER = {name: i for i, name in enumerate(_MONTHS, 1)}
 _MONTH_NUMBER.update({name[:3]: i for i, name in enumerate(_MONTHS, 1)})
-# OCR letters in a number: l/I/| for 1, O for 0, S for 5, B for 8, Z for 2.
-_DIGITS_OF = str.maketrans("oil|sbz", "0111582")
+# OCR letters in a number: l/I/| for 1, O and U for 0, S for 5, B for 8, Z for 2.
+_DIGITS_OF = str.maketrans("oil|sbzu", "01115820")
 
 
 class _FoldTable(dict):
@@ -503,6 +504,9 @@ def _date(groups: dict, today: date) -> tuple[date | None, int | None, list[str]
         return None, year, [f"{day}/{month}/{year} is not a date"]
     if when > today:
         return None, year, [f"{when.isoformat()} is after today"]
+    raw = f"{groups.get('day') or groups.get('nday')}{year_text}"
+    if not raw.replace(".", "").isdigit():
+        return when, year, [f"date read through OCR letters: {groups['date'].strip(' ,.;:-')!r}"]
     return when, year, []
 
 

@@ -187,17 +187,25 @@ def better_reading(first: Heading, again: Heading | None, type_normalized: str |
     return again if again.confidence > first.confidence else first
 
 
-def settle(first: Heading, original: bytes, page: int, type_normalized: str | None,
+def settle(first: Heading | None, original: bytes, page: int, type_normalized: str | None,
            number: str | None, year: int | str | None, signed: date | None, *,
            dpis: tuple[int, ...] = REREAD_DPIS, today: date | None = None
-           ) -> tuple[Heading, list[Disagreement]]:
+           ) -> tuple[Heading | None, list[Disagreement]]:
     """Compare the heading with the metadata; where a disagreement looks like an OCR
     misreading, read the heading again from the original (at each of `dpis` in turn, until
     none is left) and keep the better reading.
 
+    With no first reading (the page's OCR lost the heading line: a letterhead's logo beside it
+    made tesseract cut the page into columns), the heading region is read once, at the first
+    of `dpis`; a heading found there is settled like any other.
+
     Returns the heading kept and the disagreements that remain (to show on the quality page).
     """
     kept = first
+    if kept is None and dpis:
+        kept = reread_heading(original, page, None, dpi=dpis[0], today=today).heading
+    if kept is None:
+        return None, []
     disagreements = compare(kept, type_normalized, number, year, signed)
     for dpi in dpis:
         if not any(d.ocr_misreading for d in disagreements):

@@ -132,14 +132,17 @@ def _read(corpus: Corpus, norm_ids: list[int], report: EnrichReport,
         ).all() if live_ids else []
         version_ids = sorted({d.version_id for d in docs})
         texts: dict[int, list[tuple[int, str]]] = defaultdict(list)
+        methods: dict[int, str] = {}  # how each version's first page was read
         for start in range(0, len(version_ids), 200):
-            for version_id, number, text in conn.execute(
-                select(page.c.version_id, page.c.number, page.c.text)
+            for version_id, number, method, text in conn.execute(
+                select(page.c.version_id, page.c.number, page.c.method, page.c.text)
                 .where(page.c.version_id.in_(version_ids[start:start + 200]))
                 .order_by(page.c.version_id, page.c.number)
             ):
                 texts[version_id].append((number, text))
-    _read_headings(corpus, docs, texts, reading, report, reread)
+                if number == 1:
+                    methods[version_id] = method
+    _read_headings(corpus, docs, texts, methods, reading, report, reread)
     by_norm = {r.id: r for r in reading.live}
     seen: set[tuple[int, str]] = set()
     for d in docs:
@@ -157,8 +160,8 @@ def _read(corpus: Corpus, norm_ids: list[int], report: EnrichReport,
     return reading
 
 
-def _read_headings(corpus: Corpus, docs: list, texts: dict, reading: _Reading,
-                   report: EnrichReport, reread: bool) -> None:
+def _read_headings(corpus: Corpus, docs: list, texts: dict, methods: dict[int, str],
+                   reading: _Reading, report: EnrichReport, reread: bool) -> None:
     for d in docs:
         if d.role != TEXTO_INTEGRAL or d.heading_version_id == d.version_id:
             continue
@@ -166,10 +169,13 @@ def _read_headings(corpus: Corpus, docs: list, texts: dict, reading: _Reading,
         if not pages or pages[0][0] != 1:
             continue
         report.headings += 1
-        heading = read_heading(pages[0][1])
+        heading = first = read_heading(pages[0][1])
         disagreements = compare(heading, d.type_normalized, d.number, d.year, d.date) \
             if heading else []
-        if reread and heading and any(x.ocr_misreading for x in disagreements):
+        # An OCRed page whose heading was not found, of a record that has a number: its OCR may
+        # have lost the heading line (a logo beside it splits the page into columns).
+        lost = heading is None and methods.get(d.version_id) == "ocr" and d.number
+        if reread and (lost or heading and any(x.ocr_misreading for x in disagreements)):
             try:
                 original = corpus.blobs.read(d.sha256)
                 heading, disagreements = settle(heading, original, 1, d.type_normalized,
@@ -179,7 +185,8 @@ def _read_headings(corpus: Corpus, docs: list, texts: dict, reading: _Reading,
                 report.problems.append(f"record {d.record_id}: heading not read again: {e}")
         report.disagreements += bool(disagreements)
         # Read for every record, kept apart from its own: shown only where no record has one.
-        ementa = read_ementa(pages[0][1], heading) if heading else None
+        # (after the heading as the page prints it: a second reading's lines are of a region)
+        ementa = read_ementa(pages[0][1], first) if first else None
         report.ementas += ementa is not None
         reading.headings.append({
             "b_id": d.record_id, "b_version": d.version_id,
