@@ -1,9 +1,10 @@
 """Headings and ementas read from real municipal texts nobody on the project wrote.
 
-tests/data/real_headings/: the first lines of 252 norms of Feira de Santana (BA) and Maricá (RJ)
-as their publishers print them, each labelled by reading (labels.json; SOURCES.md names the
-repository, path and commit of each). Each rule fixed on them has a test from the text that
-failed before; the whole set is held to the issue's targets.
+tests/data/real_headings/: the top of 413 norms of Feira de Santana (BA), Maricá (RJ), Rio
+Branco (AC) and Tucano (BA) as their publishers print them; tests/data/real_scans/: 16
+scanned first pages of laws of Gurupá (PA) and Tucano (BA). Each labelled by reading
+(labels.json; SOURCES.md names the repository, path and commit of each). Each rule fixed on
+them has a test from the text that failed before; the whole sets are held to the targets.
 """
 
 from __future__ import annotations
@@ -18,17 +19,23 @@ import pytest
 from sqlalchemy import select
 
 from locleg.enrich.ementa import read_ementa, similarity
-from locleg.enrich.heading import read_heading
+from locleg.enrich.heading import compare, read_heading
 from locleg.enrich.run import enrich
+from locleg.extract import extract
 from locleg.search import refresh_index
+from locleg.store import utcnow
 from locleg.store.schema import record
 from tests.explorer_fixtures import LiveServer
 from tests.real_headings import measure_real
+from tests.real_scans import DATA as SCANS
+from tests.real_scans import ScanReading, read_scan
+from tests.real_scans import labels as scan_labels
+from tests.real_scans import right as scan_right
 from tests.test_enrich import Corpus
 
 DATA = Path(__file__).parent / "data" / "real_headings"
 TODAY = date(2026, 12, 4)
-FEIRA = 2910800
+FEIRA, GURUPA = 2910800, 1503101
 
 
 @cache
@@ -205,3 +212,73 @@ def test_the_texts_ementa_shows_where_the_record_has_none(corpus):
         rows = [json.loads(line) for line in client.get(
             "/search.jsonl?q=desenvolvimento+econômico").text.splitlines()]
         assert [r["ementa"] for r in rows if r["norm_id"] == bare["id"]] == [label["ementa"]]
+
+
+# -- real scans: the heading through OCR, and through the enrichment's second reading ---------
+
+
+@cache
+def scan(name: str) -> ScanReading:
+    [label] = [x for x in scan_labels() if x["file"] == name]
+    return read_scan(label)
+
+
+def test_a_heading_line_the_pages_ocr_lost_is_read_again_from_the_scan():
+    # Gurupá's Lei 1.167/2014: the logo beside the heading made tesseract cut the page into
+    # columns; the full page's OCR has the ementa but not "LEI MUNICIPAL Nº 1.167, DE 02 ...".
+    reading = scan("gurupa-pa-lei-1167-2014.pdf")
+    assert reading.first is None and "ALTERA A REDAÇÃO DO ART. 5" in reading.ocr_text
+    assert (reading.settled.number, reading.settled.date) == ("1167", date(2014, 4, 2))
+
+
+def test_a_faded_date_read_through_ocr_letters():
+    # Gurupá's Lei 1.168/2014, faded: "LEI MUNICIPAL Nº 1.165, DE UZ DE ABRIL DE ZUi4". The
+    # date is read; the 8 that every resolution reads as 5 stays a disagreement to show.
+    reading = scan("gurupa-pa-lei-1168-2014.pdf")
+    assert reading.first.date == date(2014, 4, 2)
+    assert any("OCR letters" in note for note in reading.first.notes)
+    assert reading.settled.number == "1165"  # not guessed into the source's number
+    assert reading.settled.date == date(2014, 4, 2)  # nor the date lost to a second reading
+    assert [d.field for d in compare(reading.settled, "lei", "1168", 2014, None)] == ["number"]
+
+
+def test_a_near_misread_number_is_settled_by_a_second_reading():
+    reading = scan("gurupa-pa-lei-1169-2014.pdf")  # the page's OCR reads 1.159
+    assert reading.first.number == "1159"
+    assert (reading.settled.number, reading.settled.date) == ("1169", date(2014, 4, 2))
+
+
+def test_the_real_scans_number_and_date():
+    readings = [scan(x["file"]) for x in scan_labels()]
+    first = sum(scan_right(r.first, r.label) for r in readings)
+    settled = sum(scan_right(r.settled, r.label) for r in readings)
+    # 16 scans; the one miss is Lei 1.168's faded 8 (above), which no resolution recovers.
+    assert len(readings) == 16 and first >= 11 and settled >= 15, [
+        (r.label["file"], r.settled and (r.settled.number, r.settled.date)) for r in readings]
+
+
+def test_enrichment_reads_again_a_heading_its_ocr_lost(corpus):
+    built = Corpus(corpus)
+    built.source("portal", "portal", code=GURUPA)
+    built.record("lei", "portal", "1167", "Lei", "1167", 2014, code=GURUPA)
+    original = (SCANS / "gurupa-pa-lei-1167-2014.pdf").read_bytes()
+    store = corpus.store
+    blob = corpus.blobs.put(original)
+    extracted = extract(original)
+    with store.transaction() as conn:
+        url = "https://gurupa.example/Lei1167-2014.pdf"
+        docs = store.ensure_documents(conn, [{"record_id": built.records["lei"], "url": url,
+                                              "role": "texto_integral"}])
+        [version_id] = store.add_versions(conn, [{
+            "document_id": docs[(built.records["lei"], url)]["id"], "sha256": blob.sha256,
+            "size": blob.size, "media_type": "application/pdf", "fetched_at": utcnow(),
+            "origin": url}])
+    store.save_extraction(version_id, {"status": "extracted", "method": "ocr", "pages": 1,
+                                       "chars": len(extracted.pages[0].text)},
+                          [{"number": 1, "method": "ocr", "text": extracted.pages[0].text}])
+    report = enrich(corpus)
+    assert report.rereads == 1 and report.disagreements == 0
+    norm_row = built.norm_of("lei")
+    assert norm_row["date"] == date(2014, 4, 2)
+    assert json.loads(norm_row["provenance"])["date"] == {"record": built.records["lei"],
+                                                          "from": "text"}

@@ -171,7 +171,8 @@ def _grayscale(frame: Image.Image) -> Image.Image:
 def better_reading(first: Heading, again: Heading | None, type_normalized: str | None,
                    number: str | None, year: int | str | None, signed: date | None) -> Heading:
     """The reading to keep of two readings of one heading: the one that disagrees with the
-    source's metadata on fewer fields, else the surer one, else the first.
+    source's metadata on fewer fields, else the one that read a date, else the surer one,
+    else the first.
 
     The metadata is a witness independent of OCR: when a reading at another resolution finds
     the source's number where the first found a near miss, two readers agree. A heading that
@@ -184,6 +185,8 @@ def better_reading(first: Heading, again: Heading | None, type_normalized: str |
     misses_again = len(compare(again, type_normalized, number, year, signed))
     if misses_again != misses_first:
         return again if misses_again < misses_first else first
+    if (again.date is None) != (first.date is None):
+        return first if again.date is None else again  # the one that read the date says more
     return again if again.confidence > first.confidence else first
 
 
