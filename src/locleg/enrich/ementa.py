@@ -17,8 +17,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from ..jurisdictions import fold
-from .heading import Heading
+from .heading import Heading, fold_fast
 
 # The longest ementa kept; past it the "paragraph" is a body that had no preamble before it.
 MAX_CHARS = 1500
@@ -38,12 +37,16 @@ _STOPS = re.compile(
     # "FARID SAID MADI, Prefeito Municipal de ...", never "... DE VEREADOR, PREFEITO, VICE-"
     r"|[a-z' ]{3,60},\s+(?:prefeit[oa]|president[ea])\s+(?:municipal|d[oae])\b"
 )
-# Words of a preamble or a letterhead inside a would-be ementa: it is not one.
+# Words of a preamble or a letterhead inside a would-be ementa (lowercased): it is not one.
 _NOT_EMENTA = re.compile(
-    r"\bno uso (?:de suas|das) atribuicoes\b|\baprovou e (?:eu|ele|o)\b|\bsanciono\b"
-    r"|^(?:estado|prefeitura|camara municipal|gabinete|municipio) d[aoe]s?\b"
-    r"|^(?:republica federativa|poder (?:executivo|legislativo))\b"
+    r"\bno uso (?:de suas|das) atribui|\baprovou e (?:eu|ele|o)\b|\bsanciono\b"
+    r"|^(?:estado|prefeitura|c[aâ]mara municipal|gabinete|munic[ií]pio) d[aoe]s?\b"
+    r"|^(?:rep[uú]blica federativa|poder (?:executivo|legislativo))\b"
 )
+_WORD = re.compile(r"[^\W\d_]{3}")
+_ABBREVIATION_END = re.compile(r"\b(?:n[o°º]|art|arts|inc|al|p)\.$")
+# How much of a line decides whether it starts a preamble or is an annotation.
+_LINE_START = 48
 # A publisher's note between the heading and the ementa: passed over.
 _ANNOTATION = re.compile(
     r"^(?:\(|\[\(|>|autor(?:ia)?\s*:|visualizar ato|conteudo obsoleto|publicad[oa]\b"
@@ -57,7 +60,7 @@ _QUOTES = "\"“”'‘’«»"
 
 def read_ementa(text: str, heading: Heading) -> str | None:
     """The ementa printed after `heading` in `text` (the page it was read from), or None."""
-    lines = text.split("\n")
+    lines = text.split("\n", heading.line + 48)  # the ementa is near: the rest stays whole
     if heading.line >= len(lines) or lines[heading.line].strip() != heading.lines[0]:
         return None  # a heading read from another text (a second reading of the scan)
     start = heading.line + _span(lines, heading)
@@ -68,19 +71,19 @@ def read_ementa(text: str, heading: Heading) -> str | None:
             if kept:
                 break  # the paragraph ended
             continue
-        low = line.lower() if line.isascii() else fold(line)
+        low = fold_fast(line[:_LINE_START])
         if not kept and _ANNOTATION.match(low):
             continue
         # In quotation marks it is the ementa, whatever its first word ("“Fica fixada ...”").
         if _STOPS.match(low) and (kept or low[:1] not in _QUOTES):
             break
         kept.append(line)
-        if len(kept) >= _MAX_LINES or _ends_paragraph(line, low):
+        if len(kept) >= _MAX_LINES or _ends_paragraph(line):
             break
     ementa = _clean(" ".join(kept))
     if not MIN_CHARS <= len(ementa) <= MAX_CHARS:
         return None
-    if _NOT_EMENTA.search(fold(ementa)) or not re.search(r"[^\W\d_]{3}", ementa):
+    if _NOT_EMENTA.search(ementa.lower()) or not _WORD.search(ementa):
         return None
     return ementa
 
@@ -98,14 +101,16 @@ def _span(lines: list[str], heading: Heading) -> int:
 
 def _plain(line: str) -> str:
     """A line as words: Markdown links and emphasis and table bars dropped, spaces collapsed."""
-    line = _MARKDOWN_LINK.sub(r"\1", line)
-    line = _MARKDOWN_MARKS.sub("", line.strip())
+    if "[" in line:
+        line = _MARKDOWN_LINK.sub(r"\1", line)
+    if any(mark in line for mark in "#*~_"):
+        line = _MARKDOWN_MARKS.sub("", line.strip())
     return " ".join(line.strip(" |\t").split())
 
 
-def _ends_paragraph(line: str, low: str) -> bool:
+def _ends_paragraph(line: str) -> bool:
     """An ementa's last line ends with a full stop or a closing quote ("... providências.")."""
-    return line[-1] in ".”\"" and not re.search(r"\b(?:n[o°º]|art|arts|inc|al|p)\.$", low)
+    return line[-1] in ".”\"" and not _ABBREVIATION_END.search(line[-6:].lower())
 
 
 def _clean(ementa: str) -> str:
@@ -125,4 +130,4 @@ def similarity(a: str, b: str) -> float:
 
 
 def _loose(text: str) -> str:
-    return " ".join(re.sub(r"[\W_]+", " ", fold(text)).split())
+    return " ".join(re.sub(r"[\W_]+", " ", fold_fast(text)).split())

@@ -184,9 +184,9 @@ def _read_headings(corpus: Corpus, docs: list, texts: dict, methods: dict[int, s
             except (BlobError, RereadError) as e:
                 report.problems.append(f"record {d.record_id}: heading not read again: {e}")
         report.disagreements += bool(disagreements)
-        # Read for every record, kept apart from its own: shown only where no record has one.
-        # (after the heading as the page prints it: a second reading's lines are of a region)
-        ementa = read_ementa(pages[0][1], first) if first else None
+        # Read where the record has none (the source's ementa is kept when it has one), after
+        # the heading as the page prints it (a second reading's lines are of another text).
+        ementa = read_ementa(pages[0][1], first) if first and not d.ementa else None
         report.ementas += ementa is not None
         reading.headings.append({
             "b_id": d.record_id, "b_version": d.version_id,

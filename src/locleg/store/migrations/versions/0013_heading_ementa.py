@@ -4,8 +4,9 @@ Revision ID: 0013
 Revises: 0012
 Create Date: 2026-12-04
 
-`record.heading_ementa`: read from the same version as the other heading_* columns; a norm
-whose records have no ementa of their own shows it, with provenance {"from": "text"}. The
+`record.heading_ementa`: read from the same version as the other heading_* columns, for a
+record without an ementa of its own; a norm whose records have none shows it, with
+provenance {"from": "text"}. The
 texts already read of records without an ementa are queued again, so that a corpus enriched
 before gets its ementas.
 """
