@@ -145,6 +145,17 @@ def test_markdown_links_in_an_ementa_are_read_as_their_words():
     assert "](" not in ementa and "Lei Complementar nº 001, de 09 de maio de 1990" in ementa
 
 
+def test_a_superscript_on_its_own_line_ends_the_top_at_the_first_article():
+    # Tucano's PDF text layer prints "Art. 1" ⏎ "o" (the º raised out of its line): the top of
+    # the page ends there, the ementa before the preamble is read, and nothing of the body.
+    text, label = text_of("501-")
+    assert "Art. 1\no\n" in text
+    heading, ementa, _ = reading("501-")
+    assert (heading.number, heading.year) == ("422", 2019)
+    assert similarity(ementa, label["ementa"]) >= 0.95
+    assert "Fica o Poder Executivo" not in ementa
+
+
 @pytest.mark.parametrize("prefix", ["129-", "131-", "144-", "063-", "163-"])
 def test_a_norm_printed_without_an_ementa_gets_none(prefix):
     # Maricá's 1977 laws go from the heading to "A CÂMARA MUNICIPAL ... DECRETA"; Feira's
