@@ -108,6 +108,21 @@ def test_decree_headings_with_a_comma_for_de(prefix):
         "decreto", label["number"], label["date"])
 
 
+@pytest.mark.parametrize("page, number, signed", [
+    ("LeisMunicipais-com-br-Decreto-1-1984.html", "1", date(1984, 1, 5)),
+    ("LeisMunicipais-com-br-Decreto-8849-2013.html", "8849", date(2013, 2, 25)),
+])
+def test_a_decree_page_with_a_preformatted_table_keeps_its_heading(page, number, signed):
+    # leismunicipais.com.br: the <pre> table of a credit decree holds most of the page's text;
+    # the extractor took it for the law's container and dropped the heading, ementa and
+    # articles around it — the decree dates the issue saw missed.
+    text = extract((DATA / "html" / page).read_bytes()).pages[0].text
+    heading = read_heading(text, TODAY)
+    assert (heading.type, heading.number, heading.date) == ("decreto", number, signed)
+    assert read_ementa(text, heading).startswith(("DISPÕE SOBRE", "ABRE CRÉDITO"))
+    assert "|=======|" in text or "|=====|" in text  # the table is kept, after them
+
+
 def test_decree_with_a_two_digit_year_after_its_number():
     heading, ementa, _ = reading("018-")  # "DECRETO Nº 1/84, de 05 de janeiro de 1984"
     assert (heading.number, heading.date, heading.year) == ("1", date(1984, 1, 5), 1984)
