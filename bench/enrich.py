@@ -6,9 +6,10 @@ regulate laws), queues every norm, and runs `locleg.enrich.run.enrich` in this o
 (one core), the OCR re-read off (no original is an image here). Reference in the same run: the
 citation extractor alone over the same texts (pure CPU), so the ratio says what the store's
 reads and writes cost on top. Then 1 % of the norms get a new text and the next run must read
-those only.
+those only. --no-ementa: the records have no ementa (a LAI dump), so each norm's is read
+from its text (issue 21).
 
-    .venv/bin/python bench/enrich.py --norms 100000
+    .venv/bin/python bench/enrich.py --norms 100000 [--no-ementa]
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def main() -> None:
     parser.add_argument("--norms", type=int, default=100_000)
     parser.add_argument("--sample", type=int, default=5000,
                         help="norms whose texts the reference reads")
+    parser.add_argument("--no-ementa", action="store_true",
+                        help="records without an ementa (a LAI dump): each is read from the text")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
     source = explorer_corpus.build(args.norms, explorer_corpus.corpus_folder(args.norms))
@@ -52,6 +55,8 @@ def main() -> None:
         with store.engine.begin() as conn:
             conn.exec_driver_sql("DELETE FROM enrich_queue")
             conn.exec_driver_sql("INSERT INTO enrich_queue (norm_id) SELECT id FROM norm")
+            if args.no_ementa:
+                conn.exec_driver_sql("UPDATE record SET ementa = NULL")
         queued = pending(corpus)
         cpu, wall = time.process_time(), time.perf_counter()
         report = enrich(corpus, reread=False)
@@ -59,8 +64,9 @@ def main() -> None:
         rate = report.norms / wall
         print(f"enrichment of {report.norms:,} norms ({queued:,} queued): {wall:,.1f} s wall, "
               f"{cpu:,.1f} s CPU = {rate:,.0f} norms/s ({report.norms / cpu:,.0f} per CPU s; "
-              f"target {TARGET:,}); {report.headings:,} headings, {report.citations:,} "
-              f"citations, {report.resolved:,} resolved")
+              f"target {TARGET:,}); {report.headings:,} headings, {report.ementas:,} ementas "
+              f"read from the text, {report.citations:,} citations, {report.resolved:,} "
+              "resolved")
         with store.engine.connect() as conn:
             texts = [t for (t,) in conn.exec_driver_sql(
                 "SELECT text FROM page WHERE number = 1 ORDER BY version_id LIMIT ?",

@@ -48,13 +48,16 @@ def _words(*words: str) -> str:
 
 # LEI, the commonest type, worn down by OCR: LEl, LE1, LEE, LEU, LES, LFI, LET, LEX (a type,
 # a "Nº" and a number must follow; the reading notes the damage).
-_LEI, _ORGANICA = r"(?:[li1|] ?[e3f] ?[il1|!eus]|l ?[e3] ?[a-z])", _ocr_word("organica")
+_LEI = r"(?:[li1|] ?[e3f] ?[il1|!eus]|l ?[e3] ?[a-z])"
+# "ORGÂNICA", and "ORGÂNCIA" as a typist transposed it (Maricá's Emenda nº 40/2014)
+_ORGANICA = _ocr_word("organ") + r" ?(?:[il1|!] ?c|c ?[il1|!]) ?a"
 # (canonical label for normalize_type, pattern): the longest names first.
 _TYPE_NAMES: list[tuple[str, str]] = [
     ("emenda a lei organica",
      rf"{_ocr_word('emenda')}\s+(?:(?:a|da)\s+)?(?:{_LEI}\s+{_ORGANICA}|lom)"),
     ("lei organica", rf"{_LEI}\s+{_ORGANICA}"),
-    ("lei complementar", rf"{_LEI}(?:\s+municipal)?\s+{_ocr_word('complementar')}"),
+    # "LEICOMPLEMENTAR MUNICIPAL Nº 058/2007": a text layer that lost the space
+    ("lei complementar", rf"{_LEI}(?:\s+municipal)?\s*{_ocr_word('complementar')}"),
     ("lei delegada", _words("lei", "delegada")),
     ("decreto-lei", rf"{_ocr_word('decreto')}\s?-\s?{_LEI}"),
     ("decreto legislativo", _words("decreto", "legislativo")),
@@ -82,10 +85,13 @@ _SPECKS = r"\s*[^\w\s/]{0,2}\s*"
 # Words between the type and "nº" that do not change the type.
 _QUALIFIERS = (
     r"(?:[^\w\n]{0,2}\s+(?:municipal|estadual|federal|distrital|ordinaria|complementar|executivo"
+    r"|promulgada"  # "LEI PROMULGADA Nº 90/1999": a law the câmara's president promulgated
     r"|legislativ[oa]|normativ[oa]|conjunta|geral|administrativa"
     r"|d[ao]\s+(?:mesa(?:\s+diretora)?|presidencia|executivo|legislativo|prefeito|camara"
     r"(?:\s+municipal)?|gabinete)"
     r"|d[oe]\s+municipio(?:\s+d[eoa]s?\s+[a-z' -]{2,40}?)?"
+    # the place named without "do município": "EMENDA À LEI ORGÂNICA DE MARICÁ Nº 39"
+    rf"|d[eoa]s?\s+[a-z' -]{{2,40}}?(?=\s*{_MARKER}\s*\d)"
     rf"|[a-z]{{2,5}}(?=\s*{_MARKER}\s*\d)))"  # an acronym: "PORTARIA SEMED Nº 3"
     r"{0,3}"
 )
@@ -102,12 +108,13 @@ _NO_NUMBER = r"(?P<sn>s\s?/\s?n[o°]?\b|sem\s+numero)"
 _EMENDA_TAIL = (rf"(?P<tail>\s+(?:(?:a|da)\s+)?(?:{_LEI}\s+{_ORGANICA}|lom)\b"
                 r"(?:\s+d[oe]\s+municipio(?:\s+d[eoa]s?\s+[a-z' -]{2,40}?"
                 r"(?=,|\s+de\s+\d|\s*(?:\n|$)))?)?)")
-_DAY = r"(?P<{}>[0-3oil|]?[0-9zs])"  # "0Z" is 02; "1o" is 1º, never 10
-_YEAR4 = r"[12oil|]\.?[0-9oil|]{3}(?![0-9])"
+# A faded print's 0 and 2 read as U and Z ("DE UZ DE ABRIL DE ZUi4": Gurupá's Lei 1.168/2014).
+_DAY = r"(?P<{}>[0-3oilu|]?[0-9zs])"  # "0Z" is 02; "1o" is 1º, never 10
+_YEAR4 = r"[12oilz|]\.?[0-9oilzu|]{3}(?![0-9])"
 _DATE = (
-    r"(?P<date>[\s,.;:–—-]*(?:(?:em|d[ea])\b[\s.]*)?(?:"
-    # 2 de abril de 2014, 1º de março de 2013, 02 DE ABRlL 2014
-    + _DAY.format("day") + r"\.?\s?(?:o|°|a)?\.?\s*(?:d[a-z]{0,2}\.?\s+)?"
+    r"(?P<date>[\s,.;:–—-]*(?:(?:em|d[ea])\b[\s.,]*)?(?:"
+    # 2 de abril de 2014, 1º de março de 2013, 02 DE ABRlL 2014, "DE, 11, DE DEZEMBRO"
+    + _DAY.format("day") + r"\.?\s?(?:o|°|a)?\.?,?\s*(?:d[a-z]{0,2}\.?\s+)?"
     r"(?P<month>[a-z0|][a-z0-9|]{2,9})\.?\s*(?:d[a-z]{0,2}\.?\s*|,\s*)?"  # "DE", "DF", "DEF"
     r"(?P<year>" + _YEAR4 + ")"
     # 10/03/2020, 10.03.20, 10-03-2020
@@ -142,6 +149,8 @@ _CONTINUES = re.compile(
 # comma at the end of a letterhead is an OCR speck ("GABINETE DO PREFEITO É").
 _CONTINUES_IN_CAPITALS = re.compile(
     r"\b(?:a|o|as|os|da|do|das|dos|de|na|no|nas|nos|pela|pelo|pelas|pelos|ao|aos|termos)\s*$")
+# An ementa that amends the Lei Orgânica (and is no bill's amendment).
+_AMENDS_ORGANIC_LAW = re.compile(rf"\b(?:{_LEI}\s+{_ORGANICA}|lom)\b")
 _BILL = re.compile(
     r"\b(?:projeto|anteprojeto|autografo|substitutivo|mensagem|redacao final|veto|emenda)"
     r"(?:\s+(?:de|do|ao|a|da)(?:\s+projeto)?(?:\s+de)?)?\s*$"
@@ -151,8 +160,8 @@ _MONTHS = ("janeiro", "fevereiro", "marco", "abril", "maio", "junho", "julho", "
            "setembro", "outubro", "novembro", "dezembro")
 _MONTH_NUMBER = {name: i for i, name in enumerate(_MONTHS, 1)}
 _MONTH_NUMBER.update({name[:3]: i for i, name in enumerate(_MONTHS, 1)})
-# OCR letters in a number: l/I/| for 1, O for 0, S for 5, B for 8, Z for 2.
-_DIGITS_OF = str.maketrans("oil|sbz", "0111582")
+# OCR letters in a number: l/I/| for 1, O and U for 0, S for 5, B for 8, Z for 2.
+_DIGITS_OF = str.maketrans("oil|sbzu", "01115820")
 
 
 class _FoldTable(dict):
@@ -166,6 +175,11 @@ class _FoldTable(dict):
 
 
 _FOLD = _FoldTable()
+
+
+def fold_fast(text: str) -> str:
+    """fold(text) at the cost of a str.translate (lowercase ASCII, accents removed)."""
+    return text.lower() if text.isascii() else text.translate(_FOLD)
 
 
 @dataclass(frozen=True)
@@ -265,9 +279,15 @@ def _candidate(kept: list[tuple[int, str]], folded: list[str], at: int, page_lin
     unread = False  # a number printed but not readable (unlike "s/n": none printed)
     match = _HEADING.match(window)
     if match and (match["number"] or match["sn"]):
-        if match[_GROUP_OF["emenda"]] and not match["tail"]:
-            return None  # "EMENDA Nº 3": an amendment to a bill
         groups, end, organic = match.groupdict(), match.end(), False
+        if match[_GROUP_OF["emenda"]] and not match["tail"]:
+            # "EMENDA Nº 3": an amendment to a bill, unless its ementa says it amends the Lei
+            # Orgânica ("EMENDA Nº 44/2015\nACRESCENTA DISPOSITIVO À LEI ORGÂNICA DO MUNICÍPIO")
+            rest = window[end:]
+            ementa = rest.split("\n", 2)[1] if rest.count("\n") else ""
+            if not _AMENDS_ORGANIC_LAW.search(ementa) or "projeto" in ementa:
+                return None
+            groups["tail"] = ementa
         if not groups["date"]:
             late = _LATE_DATE.match(window, end)
             if late:  # specks between the number and the date
@@ -489,6 +509,9 @@ def _date(groups: dict, today: date) -> tuple[date | None, int | None, list[str]
         return None, year, [f"{day}/{month}/{year} is not a date"]
     if when > today:
         return None, year, [f"{when.isoformat()} is after today"]
+    raw = f"{groups.get('day') or groups.get('nday')}{year_text}"
+    if not raw.replace(".", "").isdigit():
+        return when, year, [f"date read through OCR letters: {groups['date'].strip(' ,.;:-')!r}"]
     return when, year, []
 
 

@@ -276,7 +276,7 @@ def _shown(members: list) -> dict:
         else:
             values[field] = None
     text_fields = {"type_normalized": "heading_family", "number": "heading_number",
-                   "year": "heading_year", "date": "heading_date"}
+                   "year": "heading_year", "date": "heading_date", "ementa": "heading_ementa"}
     for field, heading in text_fields.items():
         if values[field] is None:
             for m in ranked:

@@ -171,7 +171,8 @@ def _grayscale(frame: Image.Image) -> Image.Image:
 def better_reading(first: Heading, again: Heading | None, type_normalized: str | None,
                    number: str | None, year: int | str | None, signed: date | None) -> Heading:
     """The reading to keep of two readings of one heading: the one that disagrees with the
-    source's metadata on fewer fields, else the surer one, else the first.
+    source's metadata on fewer fields, else the one that read a date, else the surer one,
+    else the first.
 
     The metadata is a witness independent of OCR: when a reading at another resolution finds
     the source's number where the first found a near miss, two readers agree. A heading that
@@ -184,20 +185,30 @@ def better_reading(first: Heading, again: Heading | None, type_normalized: str |
     misses_again = len(compare(again, type_normalized, number, year, signed))
     if misses_again != misses_first:
         return again if misses_again < misses_first else first
+    if (again.date is None) != (first.date is None):
+        return first if again.date is None else again  # the one that read the date says more
     return again if again.confidence > first.confidence else first
 
 
-def settle(first: Heading, original: bytes, page: int, type_normalized: str | None,
+def settle(first: Heading | None, original: bytes, page: int, type_normalized: str | None,
            number: str | None, year: int | str | None, signed: date | None, *,
            dpis: tuple[int, ...] = REREAD_DPIS, today: date | None = None
-           ) -> tuple[Heading, list[Disagreement]]:
+           ) -> tuple[Heading | None, list[Disagreement]]:
     """Compare the heading with the metadata; where a disagreement looks like an OCR
     misreading, read the heading again from the original (at each of `dpis` in turn, until
     none is left) and keep the better reading.
 
+    With no first reading (the page's OCR lost the heading line: a letterhead's logo beside it
+    made tesseract cut the page into columns), the heading region is read once, at the first
+    of `dpis`; a heading found there is settled like any other.
+
     Returns the heading kept and the disagreements that remain (to show on the quality page).
     """
     kept = first
+    if kept is None and dpis:
+        kept = reread_heading(original, page, None, dpi=dpis[0], today=today).heading
+    if kept is None:
+        return None, []
     disagreements = compare(kept, type_normalized, number, year, signed)
     for dpi in dpis:
         if not any(d.ocr_misreading for d in disagreements):

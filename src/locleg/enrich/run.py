@@ -4,9 +4,10 @@ Triggers queue a norm in `enrich_queue` when a record of it, a document or an ex
 changes (migration 0007). `enrich(corpus)` works through the queue in batches: it reads the
 heading of each record's texto integral (typing a generic record, flagging a heading that
 disagrees with its metadata, reading it again from the original when that looks like an OCR
-misreading), extracts the citations of the norm's texts and resolves them to corpus norms,
-and recomputes the legal status and cited-by counts of every norm those citations touch.
-Norms that did not change are not read again. Import, harvest and extract run it at their end.
+misreading) and the ementa printed after it (shown where no record has one), extracts the
+citations of the norm's texts and resolves them to corpus norms, and recomputes the legal
+status and cited-by counts of every norm those citations touch. Norms that did not
+change are not read again. Import, harvest and extract run it at their end.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ..store.schema import (
     version,
 )
 from .citations import NormRef, citation_key, citation_urn, find_citations, revocation_cycles
+from .ementa import read_ementa
 from .heading import compare, read_heading
 from .identity import family_of
 from .norms import records_changed, resolve
@@ -53,6 +55,7 @@ _REVOKING = ("revokes", "revoked_by")
 class EnrichReport:
     norms: int = 0
     headings: int = 0  # records whose heading was read
+    ementas: int = 0  # of them, those whose ementa was read from the text
     rereads: int = 0  # headings read again from the original at a higher resolution
     disagreements: int = 0  # records whose heading still disagrees with their metadata
     citations: int = 0
@@ -118,7 +121,7 @@ def _read(corpus: Corpus, norm_ids: list[int], report: EnrichReport,
         docs = conn.execute(
             select(record.c.id.label("record_id"), record.c.norm_id, record.c.type_normalized,
                    record.c.type_raw, record.c.number, record.c.year, record.c.date,
-                   record.c.heading_version_id,
+                   record.c.ementa, record.c.heading_version_id,
                    document.c.role, version.c.id.label("version_id"), version.c.sha256)
             .join(document, document.c.record_id == record.c.id)
             .join(version, version.c.id == document.c.current_version_id)
@@ -129,14 +132,17 @@ def _read(corpus: Corpus, norm_ids: list[int], report: EnrichReport,
         ).all() if live_ids else []
         version_ids = sorted({d.version_id for d in docs})
         texts: dict[int, list[tuple[int, str]]] = defaultdict(list)
+        methods: dict[int, str] = {}  # how each version's first page was read
         for start in range(0, len(version_ids), 200):
-            for version_id, number, text in conn.execute(
-                select(page.c.version_id, page.c.number, page.c.text)
+            for version_id, number, method, text in conn.execute(
+                select(page.c.version_id, page.c.number, page.c.method, page.c.text)
                 .where(page.c.version_id.in_(version_ids[start:start + 200]))
                 .order_by(page.c.version_id, page.c.number)
             ):
                 texts[version_id].append((number, text))
-    _read_headings(corpus, docs, texts, reading, report, reread)
+                if number == 1:
+                    methods[version_id] = method
+    _read_headings(corpus, docs, texts, methods, reading, report, reread)
     by_norm = {r.id: r for r in reading.live}
     seen: set[tuple[int, str]] = set()
     for d in docs:
@@ -154,8 +160,8 @@ def _read(corpus: Corpus, norm_ids: list[int], report: EnrichReport,
     return reading
 
 
-def _read_headings(corpus: Corpus, docs: list, texts: dict, reading: _Reading,
-                   report: EnrichReport, reread: bool) -> None:
+def _read_headings(corpus: Corpus, docs: list, texts: dict, methods: dict[int, str],
+                   reading: _Reading, report: EnrichReport, reread: bool) -> None:
     for d in docs:
         if d.role != TEXTO_INTEGRAL or d.heading_version_id == d.version_id:
             continue
@@ -163,10 +169,13 @@ def _read_headings(corpus: Corpus, docs: list, texts: dict, reading: _Reading,
         if not pages or pages[0][0] != 1:
             continue
         report.headings += 1
-        heading = read_heading(pages[0][1])
+        heading = first = read_heading(pages[0][1])
         disagreements = compare(heading, d.type_normalized, d.number, d.year, d.date) \
             if heading else []
-        if reread and heading and any(x.ocr_misreading for x in disagreements):
+        # An OCRed page whose heading was not found, of a record that has a number: its OCR may
+        # have lost the heading line (a logo beside it splits the page into columns).
+        lost = heading is None and methods.get(d.version_id) == "ocr" and d.number
+        if reread and (lost or heading and any(x.ocr_misreading for x in disagreements)):
             try:
                 original = corpus.blobs.read(d.sha256)
                 heading, disagreements = settle(heading, original, 1, d.type_normalized,
@@ -175,16 +184,21 @@ def _read_headings(corpus: Corpus, docs: list, texts: dict, reading: _Reading,
             except (BlobError, RereadError) as e:
                 report.problems.append(f"record {d.record_id}: heading not read again: {e}")
         report.disagreements += bool(disagreements)
+        # Read where the record has none (the source's ementa is kept when it has one), after
+        # the heading as the page prints it (a second reading's lines are of another text).
+        ementa = read_ementa(pages[0][1], first) if first and not d.ementa else None
+        report.ementas += ementa is not None
         reading.headings.append({
             "b_id": d.record_id, "b_version": d.version_id,
             # only a record without a specific type of its own is keyed by its heading, and
             # only one missing a field has a norm field to take from it
             "typed_by_text": family_of(d.type_normalized, d.type_raw) in (None, OTHER),
-            "fills": None in (d.number, d.year, d.date),
+            "fills": None in (d.number, d.year, d.date) or not d.ementa,
             "b_family": heading.type if heading else None,
             "b_number": heading.number if heading else None,
             "b_year": heading.year if heading else None,
             "b_date": heading.date if heading else None,
+            "b_ementa": ementa,
             "b_disagreement": json.dumps([asdict(x) for x in disagreements],
                                          ensure_ascii=False) if disagreements else None,
         })
@@ -214,7 +228,7 @@ def _write(conn: Connection, reading: _Reading, report: EnrichReport) -> None:
         conn.execute(update(record).where(record.c.id == bindparam("b_id")).values(
             heading_version_id=bindparam("b_version"), heading_family=bindparam("b_family"),
             heading_number=bindparam("b_number"), heading_year=bindparam("b_year"),
-            heading_date=bindparam("b_date"),
+            heading_date=bindparam("b_date"), heading_ementa=bindparam("b_ementa"),
             heading_disagreement=bindparam("b_disagreement")), reading.headings)
     # Records matched again: those whose heading was just read (a generic record, "Legislação
     # Municipal", typed by it may now join a norm) and those of norms without a key (a lone

@@ -142,7 +142,9 @@ def main_container(root: etree._Element) -> etree._Element | None:
              if isinstance(c.tag, str) and _text_len(c) >= _DESCEND_SHARE * total),
             None,
         )
-        if child is None:
+        # A <pre> is a part of the law (a decree's table of credits), never its container:
+        # descending into it would drop the heading, ementa and articles around it.
+        if child is None or child.tag == "pre":
             return container
         container = child
 

@@ -123,6 +123,8 @@ record = Table(
     Column("heading_year", Integer),
     Column("heading_date", Date),
     Column("heading_version_id", Integer),
+    # the ementa printed after it, for a record without one (enrich/ementa.py; 0013)
+    Column("heading_ementa", Text),
     Column("unmatched", Text),  # why it has no key and stands alone (s/n, no year, ...)
     # JSON: where its heading and its metadata disagree ([{field, heading, source,
     # ocr_misreading}]), for the quality page

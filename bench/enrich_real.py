@@ -1,0 +1,141 @@
+"""Headings and ementas read from real texts: the rows the issue-21 targets apply to.
+
+1. tests/data/real_headings/: 413 norms of Feira de Santana (BA), Maricá (RJ), Rio Branco (AC)
+   and Tucano (BA) as their publishers print them, labelled by reading: the ementa (share read
+   with normalised similarity ≥ 0.9, of the norms whose text prints one; and ementas made up
+   where none is printed), the date (of the headings that print one; decrees apart), the
+   number and type. Beside them, the generated set (`locleg.enrich.heading_cases`) as before.
+2. tests/data/real_scans/: 16 scanned first pages (Gurupá, PA; Tucano, BA): number and date
+   after the extraction's OCR, and after the second reading enrichment gives a heading that
+   disagrees with its record or that the page's OCR lost (`reread.settle`).
+3. Speed on one core: heading and ementa per first page, against the heading alone measured in
+   the same run (the ementa's price); enrichment's norms/s is bench/enrich.py's.
+
+    .venv/bin/python bench/enrich_real.py [--no-ocr]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "src"))
+
+from tests import real_headings, real_scans  # noqa: E402
+
+from extract_common import load_note, row  # noqa: E402
+from locleg.enrich.ementa import read_ementa  # noqa: E402
+from locleg.enrich.heading import read_heading  # noqa: E402
+from locleg.enrich.heading_cases import TODAY as CASES_TODAY  # noqa: E402
+from locleg.enrich.heading_cases import heading_cases  # noqa: E402
+
+TARGETS = {"ementa": 0.95, "date": 0.98, "ocr": 0.95}
+
+
+def _share(right: int, of: int) -> str:
+    return f"{right / of:.3f} ({right} of {of})" if of else "—"
+
+
+def real_texts() -> None:
+    wrong: list[str] = []
+    figures = real_headings.measure_real(wrong=wrong)
+    by_city: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for label, text in real_headings.items():
+        heading, ementa = real_headings.read(text)
+        city = by_city[label["city"]]
+        if label["ementa"]:
+            city["ementa"][1] += 1
+            city["ementa"][0] += real_headings.similarity(ementa or "", label["ementa"]) >= 0.9
+        if label["date"]:
+            city["date"][1] += 1
+            city["date"][0] += bool(heading and heading.date
+                                    and heading.date.isoformat() == label["date"])
+    cases = heading_cases()
+    generated_dates = [(c.expected.date, read_heading(c.text, CASES_TODAY)) for c in cases
+                       if c.expected and c.expected.date]
+    generated = sum(1 for want, got in generated_dates if got and got.date == want)
+    print(f"Real texts: {figures['number'][1]} headings of {len(by_city)} municipalities")
+    row("measure", "real texts", "target", "generated set")
+    row("ementa read (similarity ≥ 0.9)", _share(*figures["ementa"]), f"≥ {TARGETS['ementa']}",
+        "— (none labelled)")
+    kept, of = figures["ementa_where_none"]
+    row("ementa made up where none is printed", f"{of - kept} of {of}", "0", "")
+    row("date of headings printing one", _share(*figures["date"]), f"≥ {TARGETS['date']}",
+        _share(generated, len(generated_dates)))
+    row("  of them decrees", _share(*figures["decree_date"]), f"≥ {TARGETS['date']}", "")
+    row("number", _share(*figures["number"]), "", "")
+    row("type", _share(*figures["type"]), "", "")
+    for city, measures in sorted(by_city.items()):
+        row(f"  {city}", f"ementa {_share(*measures['ementa'])}",
+            f"date {_share(*measures['date'])}", "")
+    for line in wrong:
+        print(f"  wrong: {line}")
+
+
+def scans() -> None:
+    readings = []
+    start = time.perf_counter()
+    for label in real_scans.labels():
+        readings.append(real_scans.read_scan(label))
+    seconds = time.perf_counter() - start
+    print(f"Real scans: {len(readings)} first pages, OCR and second readings "
+          f"({seconds / len(readings):.1f} s a page)")
+    row("scans", "pages", "page's OCR", "after the second reading", "target")
+    for name, keep in (("200–300 dpi", lambda r: r.label["dpi"] >= 200),
+                       ("96–100 dpi", lambda r: r.label["dpi"] < 200),
+                       ("all", lambda r: True)):
+        chosen = [r for r in readings if keep(r)]
+        first = sum(real_scans.right(r.first, r.label) for r in chosen)
+        settled = sum(real_scans.right(r.settled, r.label) for r in chosen)
+        row(f"  number and date, {name}", str(len(chosen)), _share(first, len(chosen)),
+            _share(settled, len(chosen)), f"≥ {TARGETS['ocr']}")
+    for r in readings:
+        if not real_scans.right(r.settled, r.label):
+            got = r.settled and (r.settled.number, r.settled.date)
+            print(f"  wrong: {r.label['file']}: read {got}, printed {r.label['heading']!r}")
+
+
+def _rate(texts: list[str], read, seconds: float = 3.0) -> float:
+    pages, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for text in texts:
+            read(text)
+        pages += len(texts)
+    return pages / (time.perf_counter() - start)
+
+
+def speed() -> None:
+    texts = [text for _, text in real_headings.items()]
+
+    def both(text: str) -> None:
+        heading = read_heading(text, real_headings.TODAY)
+        if heading:
+            read_ementa(text, heading)
+
+    alone = _rate(texts, lambda t: read_heading(t, real_headings.TODAY))
+    ours = _rate(texts, both)
+    print(f"Speed on one core, {len(texts)} real first pages")
+    row("", "pages/s", "reference: heading alone", "ratio", "target")
+    row("heading and ementa", f"{ours:,.0f}", f"{alone:,.0f}", f"{ours / alone:.2f}",
+        "— (enrichment's: bench/enrich.py)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--no-ocr", action="store_true", help="skip the scans (OCR)")
+    args = parser.parse_args()
+    real_texts()
+    speed()
+    if not args.no_ocr:
+        scans()
+
+
+if __name__ == "__main__":
+    print(f"({load_note()}, before the run)")
+    main()
