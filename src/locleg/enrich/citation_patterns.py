@@ -40,6 +40,9 @@ TYPE = re.compile(r"""
 """, _I)
 
 FAMILY = {g: g.replace("_", ".") for g in TYPE.groupindex}
+# "Leis Municipais nº …": the plural says the same sphere.
+SPHERE_WORD = {"federais": "federal", "estaduais": "estadual", "municipais": "municipal",
+               "distritais": "distrital"}
 FEDERAL_FAMILIES = {"decreto.lei", "medida.provisoria", "emenda.constitucional"}
 
 _MONTHS = ("janeiro", "fevereiro", "marco", "abril", "maio", "junho", "julho", "agosto",
@@ -54,15 +57,15 @@ _NUMBER = r"""
 """
 # ", de 06 de novembro de 2008", "de 06.11.2008", ", de 2010"
 _DATE = r"""
-    (?:\s*,?\s*(?:de|datad[ao]\s+de)\s+
+    (?:\s*(?:,|(?P<paren>\())?\s*(?:de|datad[ao]\s+de)\s+
       (?:(?P<day>\d{1,2})\s?[º°o]?\s*de\s*(?P<month>janeiro|fevereiro|mar[cç]o|abril|maio|junho
             |julho|agosto|setembro|outubro|novembro|dezembro)\s*de\s*(?P<dyear>\d{4}|\d\.\d{3})
         |(?P<nday>\d{1,2})\s?[./-]\s?(?P<nmonth>\d{1,2})\s?[./-]\s?(?P<nyear>\d{4}|\d{2})(?!\d)
         |(?P<oyear>(?:1[5-9]|20)\d\d)(?![\d.,]\d)
-      )
+      )(?(paren)\))
     )?
 """
-_SPHERE = r"federal|estadual|municipal|distrital"
+_SPHERE = r"federa(?:l|is)|estadua(?:l|is)|municipa(?:l|is)|distrita(?:l|is)"
 # nº n° n.º N. nº. nºs no n (OCR drops and bends the ordinal sign)
 _NO = r"(?P<no>n[º°ª]\s?s?\.?|n\.\s?[º°o]?s?\.?|n\s[º°]s?\.?|no?s?(?=\s*\d)|n[uú]meros?)"
 
@@ -73,7 +76,7 @@ REST = re.compile(rf"""
     (?:\s+(?:d[oa]\s+)?(?P<issuer>
         (?-i:(?!(?:DE|DA|DO|DAS|DOS|NO|NA|NOS|NAS|NR|N|E)\b)[A-Z]{{2,8}}(?:/[A-Z]{{2,4}})?)
         |mesa(?:\s+diretora)?|c[aâ]mara\s+municipal|senado\s+federal))?
-    \s*{_NO}?\s*
+    (?:\s+de(?=\s*n))?\s*{_NO}?\s*
     {_NUMBER}
     {_DATE}
 """, _I)
@@ -85,6 +88,7 @@ LIST_ITEM = re.compile(rf"""
     (?P<start>)
     (?:(?P<no>n[º°ª]\s?s?\.?|n\.\s?[º°o]?s?\.?)\s*)?
     {_NUMBER}
+    (?!\s?/\s?\d)
     (?!\s*(?:[º°ª%]|reais|dias|meses|anos|horas|metros|m²|vezes|habitantes|servidores))
     {_DATE}
 """, _I)
@@ -225,6 +229,10 @@ KNOWN_FEDERAL: dict[tuple[str, str, int], date] = {
     ("decreto", "8726", 2016): date(2016, 4, 27), ("decreto", "3048", 1999): date(1999, 5, 6),
     ("decreto", "6170", 2007): date(2007, 7, 25), ("decreto", "7257", 2010): date(2010, 8, 4),
     ("decreto.lei", "3365", 1941): date(1941, 6, 21),
+    # the vereadores' pay, cited by every câmara's resolutions of the time
+    ("lei.complementar", "25", 1975): date(1975, 7, 2),
+    ("lei.complementar", "38", 1979): date(1979, 11, 13),
+    ("lei.complementar", "50", 1985): date(1985, 12, 19),
 }
 
 
@@ -268,7 +276,8 @@ BILL_BEFORE = re.compile(r"(?:projetos?|anteprojetos?|minuta|\bpl)\s+(?:de\s+)?$
 
 # A parenthetical note of a consolidated text: "(Redação dada pela Lei nº 2.758/1973)".
 NOTE = re.compile(r"""
-    \(\s*(?:
+    \(\s*(?:(?:art(?:igo)?s?\.?|§+|inc(?:iso)?s?\.?|par[aá]grafos?|al[ií]neas?|itens?|item
+        |caput|anexos?|[úu]nico|reda[cç][aã]o)\s+){0,2}(?:
        (?P<altered>reda[cç][aã]o\s+(?:dada|acrescida|alterada|modificada)|inclu[ií]d[oa]s?
         |acrescid[oa]s?|acrescentad[oa]s?|alterad[oa]s?|modificad[oa]s?|renumerad[oa]s?)
       |(?P<revoked>revogad[oa]s?|suprimid[oa]s?)
@@ -278,7 +287,17 @@ NOTE = re.compile(r"""
 """, re.VERBOSE)
 
 # "alterada pela Lei nº …": the cited norm is the agent of an act on another norm.
-AGENT = re.compile(r"\bpel[oa]s?\s+(?:(?:referid|mencionad|citad|aludid|mesm)[oa]s?\s+)?$")
+AGENT = re.compile(r"\b(?:pel[oa]s?|atrav[eé]s\s+d[oa]s?|por\s+meio\s+d[oa]s?)\s+"
+                   r"(?:(?:referid|mencionad|citad|aludid|mesm)[oa]s?\s+)?$")
+# The participle of an act right before that agent, opening its sentence or provision:
+# "Alterado através da Resolução 443/2006", "§ 2º - Revogado pela Lei nº 12": the cited norm
+# acted on the citing one (after another norm, "a Lei 1, alterada pela Lei 2", it did not).
+PASSIVE_ACT = re.compile(r"""
+    (?:^|[(\[\-–—]\s*)
+    (?:(?P<altered>alterad|modificad|acrescid|acrescentad|inclu[ií]d|renumerad)
+      |(?P<revoked>revogad|suprimid)
+      |(?P<regulated>regulamentad))[oa]s?\s*,?\s*$
+""", re.VERBOSE)
 
 # A reference, not an act: "nos termos da Lei nº …", "conforme o Decreto …".
 REFERENCE_BEFORE = re.compile(r"""
@@ -347,17 +366,31 @@ FEDERAL_BODY_AFTER = re.compile(
     r"|ag[eê]ncia\s+nacional|conselho\s+nacional|senado\s+federal|c[aâ]mara\s+dos\s+deputados"
     r"|congresso\s+nacional)")
 
+# "Lei nº 7.014, de 04.12.1996, do Estado da Bahia", "Lei nº 8.080/90, da União".
+SPHERE_AFTER = re.compile(r"""
+    \s*,?\s*(?:(?P<federal>federal\b|da\s+uni[aã]o\b)
+      |(?P<estadual>estadual\b|do\s+estado\s+d[aoe]s?\s+(?!calamidade|emerg|s[ií]tio|defesa)))
+""", re.VERBOSE)
+
 RELATIVE_BEFORE_VERB = re.compile(r"\bque\s+(?:\S+\s+)?$")
 
 # The object of an act located in the cited norm: "Fica revogado o benefício previsto na Lei".
 OBJECT_IN = re.compile(
     r"\b(?:previst[oa]s?|de\s+que\s+tratam?|a\s+que\s+se\s+referem?|institu[ií]d[oa]s?"
-    r"|criad[oa]s?|estabelecid[oa]s?|definid[oa]s?|fixad[oa]s?)\b")
+    r"|criad[oa]s?|estabelecid[oa]s?|definid[oa]s?|fixad[oa]s?|constantes?|contid[oa]s?"
+    r"|existentes?)\b")
+
+# Provisions located in the cited norm, right before it: "as constantes na", "aquelas contidas
+# na", "os dispositivos existentes no".
+PROVISIONS_IN = re.compile(
+    r"\b(?:constantes?|contid[oa]s?|existentes?|insert[oa]s?|inserid[oa]s?|previst[oa]s?)"
+    r"\s+(?:n|d)[aoe]s?\s+(?:(?:referid|mencionad|citad|mesm)[oa]s?\s+)?$")
+CONTRARY = re.compile(r"\bem\s+contr[aá]rio\b")
 
 # Words that make an act concern a part of the norm: "Revoga-se o art. 5º da Lei …".
 PART_WORDS = re.compile(r"""
     \b(?:art(?:igo)?s?\b|incisos?\b|inc\.|al[ií]neas?\b|itens?\b|item\b|caput\b
-       |par[aá]grafos?\b|dispositivos\b|anexos?\b|tabelas?\b|express[aã]o\b|express[oõ]es\b)|§
+       |par[aá]grafos?\b|dispositivos?\b|anexos?\b|tabelas?\b|express[aã]o\b|express[oõ]es\b)|§
 """, re.VERBOSE)
 
 # --- fragments: "art. 61, inc. IV, da", "inciso II do § 1º do art. 5º da" ---------------

@@ -135,14 +135,18 @@ class Scan:
             if not text[pos].isupper() or P.QUANTITY_AFTER.match(low, r.end("num")):
                 return None
         sphere = (r["sphere"] or r["sphere2"] or "").lower() or None
+        sphere = P.SPHERE_WORD.get(sphere, sphere)
         issuer = r["issuer"]
         end = r.end()
         if issuer is None and family in P.ISSUER_FAMILIES:
             after = P.ISSUER_AFTER.match(text, end)
             if after:
                 issuer = after["issuer"]
-        if sphere is None and issuer is None and P.FEDERAL_BODY_AFTER.match(low, end):
-            sphere = "federal"
+        if sphere is None and issuer is None:
+            if P.FEDERAL_BODY_AFTER.match(low, end):
+                sphere = "federal"
+            elif after := P.SPHERE_AFTER.match(low, end):
+                sphere = after.lastgroup
         if issuer is not None:
             issuer = " ".join(issuer.split())
         items = [(pos, r)]
@@ -182,6 +186,9 @@ class Scan:
             flags.append("list_year")
         if year is not None and not FIRST_YEAR <= year <= _this_year() + 1:
             flags.append("implausible_year")
+        if sphere == "federal" and family == "lei" and year is not None \
+                and ("lei.complementar", number, year) in P.KNOWN_FEDERAL:
+            family = "lei.complementar"  # "Lei Federal nº 101/2000": no ordinary law bears it
         if sphere is not None:
             source = "written"
         elif issuer and issuer.lower() in P.FEDERAL_ISSUERS:
