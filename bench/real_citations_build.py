@@ -125,6 +125,27 @@ def _tidy(text: str, links: list[dict]) -> tuple[str, list[dict]]:
     return body.strip(), kept
 
 
+def corpus_keys(mirror_feira: Path, mirror_marica: Path) -> dict[str, list[str]]:
+    """Every norm each publisher holds, "family|number|year" from its file names: what a
+    citation could be resolved to in a corpus of that town."""
+    keys: dict[str, set[str]] = {"br;bahia;feira.santana": set(), "br;rio.janeiro;marica": set()}
+    _, commit = FEIRA
+    for name in _git(mirror_feira, "-c", "core.quotepath=off", "ls-tree", "-r", "--name-only",
+                     commit).decode().splitlines():
+        m = re.search(r"-com-br-(?P<type>[^/]+?)-(?P<num>\d+)-(?P<year>\d{4})\.html$", name)
+        kind = m["type"].lower().replace("à", "a") if m else ""
+        if kind in _SITE_TYPES:
+            keys["br;bahia;feira.santana"].add(
+                f"{_SITE_TYPES[kind]}|{int(m['num'])}|{m['year']}")
+    full = _git(mirror_marica, "rev-parse", MARICA[1]).decode().strip()
+    for name in _git(mirror_marica, "ls-tree", "-r", "--name-only", full).decode().splitlines():
+        m = _MARICA_HREF.search(name)
+        if m and m["type"] in _MARICA_TYPES:
+            keys["br;rio.janeiro;marica"].add(
+                f"{_MARICA_TYPES[m['type']]}|{int(m['num'])}|{m['year']}")
+    return {town: sorted(k) for town, k in keys.items()}
+
+
 def feira(mirror: Path, count: int) -> list[dict]:
     repo, commit = FEIRA
     names = _git(mirror, "-c", "core.quotepath=off", "ls-tree", "-r", "--name-only",
@@ -133,15 +154,20 @@ def feira(mirror: Path, count: int) -> list[dict]:
     random.Random(21).shuffle(names)
     out = []
     for name in names:
-        raw = _git(mirror, "show", f"{commit}:{name}").decode("latin-1")
+        blob = _git(mirror, "show", f"{commit}:{name}")
+        try:  # most pages are Latin-1; a few were saved as UTF-8
+            raw = blob.decode("utf-8")
+        except UnicodeDecodeError:
+            raw = blob.decode("latin-1")
         if 'class="link_law" data-id' not in raw:
             continue
         body = raw[raw.find('<div id=span_text>'):]
         page = _Page()
         page.feed(body)
         text, links = _tidy("".join(page.parts), page.links)
-        m = re.search(r"-com-br-(?P<type>[A-Za-z-]+)-(?P<num>\d+)-(?P<year>\d{4})\.html$", name)
-        own = f"{_SITE_TYPES.get(m['type'].lower(), 'lei')}:{m['num']}:{m['year']}"
+        m = re.search(r"-com-br-(?P<type>[^/]+?)-(?P<num>\d+)-(?P<year>\d{4})\.html$", name)
+        kind = m["type"].lower().replace("à", "a") if m else ""
+        own = f"{_SITE_TYPES[kind]}:{m['num']}:{m['year']}" if kind in _SITE_TYPES else None
         out.append({"name": "feira-" + Path(name).stem.removeprefix("LeisMunicipais-com-br-")
                     .lower(), "citing": "br;bahia;feira.santana", "level": "municipal",
                     "own": own, "source": {"repo": repo, "commit": commit, "path": name},
@@ -200,23 +226,42 @@ def _shows_number(text: str, link: dict) -> bool:
     return any(d.replace(".", "").lstrip("0") == link["number"] for d in digits)
 
 
+def _a_norm_cited(text: str, link: dict, own: str | None) -> bool:
+    """Links that are the site's, not citations of another norm: the text's own number (the
+    extractor drops a norm's mentions of itself by design), and a bill ("Projeto de Decreto
+    Legislativo nº 73/2018", linked by number to Decreto Legislativo 73/2018, another act)."""
+    if own is not None:
+        family, number, year = own.split(":")
+        if (link["family"], link["number"], str(link["year"])) == (family, number, year):
+            return False
+    return not re.search(r"(?i)\bprojeto\s+de\s+[\w\s]{0,30}$", text[max(0, link["start"] - 60):
+                                                                     link["start"]])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
-    parser.add_argument("--feira", type=int, default=120, help="texts with links to keep")
+    parser.add_argument("--feira", type=int, default=300, help="texts with links to keep")
+    parser.add_argument("--out", type=Path, default=OUT,
+                        help="where to write (another folder for the whole corpus: --feira 99999)")
     args = parser.parse_args()
-    OUT.mkdir(parents=True, exist_ok=True)
-    for old in OUT.glob("*.json"):
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("*.json"):
         old.unlink()
-    texts = feira(args.mirrors / "DadosAbertosDeFeira+leis-municipais" / "repo", args.feira)
-    texts += marica(args.mirrors / "viniciusmoro79+marica-rj" / "repo")
+    mirror_feira = args.mirrors / "DadosAbertosDeFeira+leis-municipais" / "repo"
+    mirror_marica = args.mirrors / "viniciusmoro79+marica-rj" / "repo"
+    texts = feira(mirror_feira, args.feira) + marica(mirror_marica)
+    (out.parent / "corpus_keys.json").write_text(json.dumps(
+        corpus_keys(mirror_feira, mirror_marica), indent=0) + "\n", "utf-8")
     for t in texts:
-        t["links"] = [x for x in t["links"] if _shows_number(t["text"], x)]
+        t["links"] = [x for x in t["links"] if _shows_number(t["text"], x)
+                      and _a_norm_cited(t["text"], x, t["own"])]
     texts = [t for t in texts if t["links"]]
     for t in texts:
-        (OUT / f"{t['name']}.json").write_text(
+        (out / f"{t['name']}.json").write_text(
             json.dumps(t, ensure_ascii=False, indent=1) + "\n", "utf-8")
-    print(f"{len(texts)} texts, {sum(len(t['links']) for t in texts)} links -> {OUT}")
+    print(f"{len(texts)} texts, {sum(len(t['links']) for t in texts)} links -> {out}")
 
 
 if __name__ == "__main__":

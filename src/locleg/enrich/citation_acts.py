@@ -148,7 +148,10 @@ def read_acts(text: str, low: str, cites: list[Citation]) -> None:
                                           several or fragment is not None)
         if c.kind != CITES:
             c.article = article_before(text, c.start)
-            if c.kind == REVOKED_IN_PART_BY and c.article is None:
+            if c.kind == REVOKED_IN_PART_BY and c.article is None \
+                    and c.start < first_article(text) < len(text):
+                # a note before the first article (heading, ementa) is on the whole norm; in a
+                # text without articles it follows a provision (an item of a list, a table)
                 c.kind = REVOKED_BY
         prev = c
 

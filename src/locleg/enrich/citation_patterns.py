@@ -24,19 +24,19 @@ KEYWORDS = ("lei", "decret", "resolu", "constitui", "emenda", "portaria", "digo"
 TYPE = re.compile(r"""
     (?P<lei_complementar>leis?\s+complementar(?:es)?|(?-i:L\.?\s?C\.?M?)(?=[\s.]*(?:n|\d)))
   | (?P<lei_delegada>leis?\s+delegadas?)
-  | (?P<lei_organica>leis?\s+org[aâ]nicas?)
+  | (?P<lei_organica>leis?\s+org[aâá]nicas?)
   | (?P<decreto_lei>decretos?\s?[-–]?\s?leis?\b)
   | (?P<decreto_legislativo>decretos?\s+legislativos?)
   | (?P<decreto>decretos?(?:\s+(?:executivos?|regulamentar(?:es)?|governament(?:al|ais)
         |numerados?))?)
-  | (?P<emenda_lei_organica>emendas?\s+(?:[aà]\s+|ao\s+)?(?:lei\s+org[aâ]nica|(?-i:LOM))
+  | (?P<emenda_lei_organica>emendas?\s+(?:[aà]\s+|ao\s+)?(?:lei\s+org[aâá]nica|(?-i:LOM))
         (?:\s+(?:do\s+munic[ií]pio|municipal))?)
   | (?P<emenda_constitucional>emendas?\s+constitucion(?:al|ais))
   | (?P<resolucao>resolu[cç](?:[aã]o|[oõ]es))
   | (?P<portaria>portarias?)
   | (?P<instrucao_normativa>instru[cç](?:[aã]o|[oõ]es)\s+normativas?)
   | (?P<medida_provisoria>medidas?\s+provis[oó]rias?)
-  | (?P<lei>leis?(?:\s+ordin[aá]rias?)?)
+  | (?P<lei>leis?(?:\s+ordin[aá]rias?|\s+promulgadas?)?)
 """, _I)
 
 FAMILY = {g: g.replace("_", ".") for g in TYPE.groupindex}
@@ -53,12 +53,12 @@ _NUMBER = r"""
     (?P<num>\d{1,3}(?:\.\d{3})+(?!\d)|\d{1,6}(?![\d.]\d))
     (?P<suffix>\s?-\s?[a-z](?![a-z\d])|[a-z](?![a-z\dº°]))?
     (?:-(?P<reed>\d{1,2})(?!\d))?
-    (?:\s?/\s?(?P<year>\d{4}|\d{2})(?![\d]))?
+    (?:\s?/\s?(?P<year>\d{4}|\d\.\d{3}|\d{2})(?![\d]))?
 """
 # ", de 06 de novembro de 2008", "de 06.11.2008", ", de 2010"
 _DATE = r"""
     (?:\s*(?:,|(?P<paren>\())?\s*(?:de|datad[ao]\s+de)\s+
-      (?:(?P<day>\d{1,2})\s?[º°o]?\s*de\s*(?P<month>janeiro|fevereiro|mar[cç]o|abril|maio|junho
+      (?:(?P<day>\d{1,2})\s?[º°o]?\s*(?:de\s*)?(?P<month>janeiro|fevereiro|mar[cç]o|abril|maio|junho
             |julho|agosto|setembro|outubro|novembro|dezembro)\s*de\s*(?P<dyear>\d{4}|\d\.\d{3})
         |(?P<nday>\d{1,2})\s?[./-]\s?(?P<nmonth>\d{1,2})\s?[./-]\s?(?P<nyear>\d{4}|\d{2})(?!\d)
         |(?P<oyear>(?:1[5-9]|20)\d\d)(?![\d.,]\d)
@@ -76,7 +76,8 @@ REST = re.compile(rf"""
     (?:\s+(?:d[oa]\s+)?(?P<issuer>
         (?-i:(?!(?:DE|DA|DO|DAS|DOS|NO|NA|NOS|NAS|NR|N|E)\b)[A-Z]{{2,8}}(?:/[A-Z]{{2,4}})?)
         |mesa(?:\s+diretora)?|c[aâ]mara\s+municipal|senado\s+federal))?
-    (?:\s+de(?=\s*n))?\s*{_NO}?\s*
+    (?:\s+(?:de\s+diretrizes\s+or[cç]ament[aá]rias|or[cç]ament[aá]ria(?:\s+anual)?)(?=\s*n))?
+    (?:\s+de(?=\s*n)|\s*,(?=\s*n[º°ª.\s]))?(?:\s*:)?\s*{_NO}?\s*
     {_NUMBER}
     {_DATE}
 """, _I)
@@ -84,7 +85,7 @@ REST = re.compile(rf"""
 # The next item of a list: "Leis nºs 1.200, 1.300 e 1.450, de 2010", "Decretos nº 1310/2004
 # e nº 3063/2012".
 LIST_ITEM = re.compile(rf"""
-    (?:\s*,\s*(?:e\s+)?|\s+e\s+)(?:(?:a|o|as|os)\s+)?
+    (?:\s*[,;]\s*(?:e\s+)?|\s+e\s+)(?:(?:a|o|as|os)\s+)?
     (?P<start>)
     (?:(?P<no>n[º°ª]\s?s?\.?|n\.\s?[º°o]?s?\.?)\s*)?
     {_NUMBER}
@@ -160,8 +161,8 @@ NAMED = re.compile(r"""
   | (?P<lgpd>lei\s+geral\s+de\s+prote[cç][aã]o\s+de\s+dados(?:\s+pessoais)?)
   | (?P<maria_penha>lei\s+maria\s+da\s+penha)
   | (?P<improbidade>lei\s+de\s+improbidade\s+administrativa)
-  | (?P<los>lei\s+org[aâ]nica\s+da\s+sa[uú]de)
-  | (?P<loas>lei\s+org[aâ]nica\s+da\s+assist[eê]ncia\s+social)
+  | (?P<los>lei\s+org[aâá]nica\s+da\s+sa[uú]de)
+  | (?P<loas>lei\s+org[aâá]nica\s+da\s+assist[eê]ncia\s+social)
   | (?P<lindb>lei\s+de\s+introdu[cç][aã]o\s+(?:[àa]s\s+normas\s+do\s+direito\s+brasileiro
         |ao\s+c[oó]digo\s+civil(?:\s+brasileiro)?))
   | (?P<inquilinato>lei\s+do\s+inquilinato)
@@ -233,6 +234,9 @@ KNOWN_FEDERAL: dict[tuple[str, str, int], date] = {
     ("lei.complementar", "25", 1975): date(1975, 7, 2),
     ("lei.complementar", "38", 1979): date(1979, 11, 13),
     ("lei.complementar", "50", 1985): date(1985, 12, 19),
+    # how laws are drafted, cited by the câmaras' own laws on drafting
+    ("lei.complementar", "95", 1998): date(1998, 2, 26),
+    ("lei.complementar", "107", 2001): date(2001, 4, 26),
 }
 
 
@@ -251,7 +255,7 @@ CONSTITUTION = re.compile(r"""
 """, _I)
 
 LOM = re.compile(r"""
-    lei\s+org[aâ]nica
+    lei\s+org[aâá]nica
     (?:\s+(?P<df>do\s+distrito\s+federal)|\s+(?P<mun>do\s+munic[ií]pio
         (?:\s+d[eo]\s+(?-i:[A-ZÀ-Ý][\w'-]+(?:\s+(?:d[aoe]s?\s+)?[A-ZÀ-Ý][\w'-]+)*))?|municipal))?
     (?=(?P<after>\s+d[aoe]s?\s+\w+)?)
@@ -312,7 +316,7 @@ ISSUER_AFTER = re.compile(r"\s*,?\s*d[oa]\s+(?P<issuer>(?-i:[A-Z]{2,8}(?:/[A-Z]{
 # "Emenda nº 7 à Lei Orgânica": the number before the type.
 EMENDA_NUMBER_FIRST = re.compile(rf"""
     emendas?\s*{_NO}?\s*(?P<num>\d{{1,4}})(?:\s?/\s?(?P<year>\d{{4}}|\d{{2}})(?!\d))?
-    \s+(?:[àa]|ao)\s+(?:lei\s+org[aâ]nica|(?-i:LOM))(?:\s+(?:do\s+munic[ií]pio|municipal))?
+    \s+(?:[àa]|ao)\s+(?:lei\s+org[aâá]nica|(?-i:LOM))(?:\s+(?:do\s+munic[ií]pio|municipal))?
 """, _I)
 
 # Verbs of the citing norm acting on a norm named after them.

@@ -155,6 +155,8 @@ class Scan:
             li = P.LIST_ITEM_LOW.match(low, cursor)
             if li is None or not (plural or li["no"] or li["year"] or _dated(li)):
                 break
+            if ";" in low[cursor:li.start("start")] and not (li["no"] or _dated(li)):
+                break  # after a semicolon, only an item that says it is a norm goes on
             items.append((li.start("start"), li))
             cursor = li.end()
         list_year = _year_of(items[-1][1]) if len(items) > 1 else None
