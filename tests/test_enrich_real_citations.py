@@ -131,3 +131,44 @@ def test_a_state_or_federal_law_named_by_its_context_is_never_the_towns():
     # Cabeceira Grande/MG (SAPL): the federal laws on drafting laws, by number and date
     found = find_citations(_text("14-cabeceira"))
     assert {(c.number, c.sphere) for c in found} == {("95", "federal"), ("107", "federal")}
+
+
+# --- status through the real enrichment runner, on both backends ----------------------------
+
+FEIRA = 2910800
+
+
+def test_status_on_real_feira_texts_says_revoked_only_for_whole_revocations(corpus):
+    from datetime import date
+
+    from locleg.enrich.run import enrich
+    from tests.test_enrich import Corpus
+
+    built = Corpus(corpus)
+    built.source("leismunicipais", "folder", code=FEIRA)
+    norms = {
+        "lc59": ("Lei Complementar", "59", 2011, "01-feira"),
+        "lei2236": ("Lei", "2236", 2001, "06-feira"),
+        "lei1326": ("Lei", "1326", 1990, "02-feira"),
+        "lei3449": ("Lei", "3449", 2014, "07-feira"),
+        "lc47": ("Lei Complementar", "47", 2010, None),
+        "res346": ("Resolução", "346", 1997, None),
+        "lei870": ("Lei", "870", 1979, None),
+        "lei140": ("Lei", "140", 2004, None),
+        "res449": ("Resolução", "449", 2008, None),
+        # a town's law that bears the LRF's number and year: never the LRF
+        "lei101": ("Lei", "101", 2000, None),
+    }
+    for name, (kind, number, year, text) in norms.items():
+        built.record(name, "leismunicipais", name, kind, number, year, date(year, 1, 1),
+                     code=FEIRA)
+        if text:
+            built.text(name, [_text(text)])
+    enrich(built.c)
+    status = {name: built.norm_of(name)["status"] for name in norms}
+    assert status["lc47"] == "revoked"  # "Fica revogadas a LEI COMPLEMENTAR Nº 47"
+    assert status["res346"] == "none_known"  # "inclusive as constantes na Resolução nº 346/97"
+    assert status["lei870"] == "revoked_in_part"  # "REVOGA DISPOSITIVOS DA LEI Nº 870/79"
+    assert status["lei140"] == status["res449"] == "revoked"  # "especialmente as Leis: 140/…"
+    assert built.norm_of("lei101")["cited_by"] == 0 and status["lei101"] == "none_known"
+    assert built.norm_of("res346")["cited_by"] == 1
