@@ -7,6 +7,7 @@ from pathlib import Path
 
 from locleg.enrich.citations import (
     ALTERED_BY,
+    ALTERS,
     CITES,
     REVOKED_IN_PART_BY,
     REVOKES,
@@ -172,3 +173,21 @@ def test_status_on_real_feira_texts_says_revoked_only_for_whole_revocations(corp
     assert status["lei140"] == status["res449"] == "revoked"  # "especialmente as Leis: 140/…"
     assert built.norm_of("lei101")["cited_by"] == 0 and status["lei101"] == "none_known"
     assert built.norm_of("res346")["cited_by"] == 1
+
+
+def test_the_act_of_a_relative_clause_and_the_noun_alteracao():
+    # Feira de Santana, LC 68/2012's ementa: it alters LC 41, which altered Lei 1.612/92
+    found = _read("09-feira", NormRef("lei.complementar", "68", 2012))
+    kinds = {n: k for _, f, n, _, _, k in found}
+    assert kinds["41"] == ALTERS and kinds["1612"] == CITES
+
+
+def test_a_wording_note_without_parentheses_names_who_gave_it():
+    # Caçador: "Redação do artigo 1º da lei 1715/01 de 28 de dezembro de 2001."
+    found = {n: k for _, _, n, _, _, k in _read("11-cacador")}
+    assert found["1715"] == ALTERED_BY
+
+
+def test_desta_lei_organica_is_the_citing_text_itself():
+    # Maracaju's Lei Orgânica: "aos preceitos desta Lei Orgânica"
+    assert "lei.organica" not in {f for _, f, *_ in _read("12-maracaju")}

@@ -172,6 +172,11 @@ def _kind(low: str, c: Citation, s: int, e: int, frag_start: int, partial: bool,
         if note["regulated"]:
             return REGULATED_BY
         return CITES
+    line = low.rfind("\n", 0, frag_start) + 1
+    wording = P.WORDING_NOTE.match(low, line, frag_start)
+    if wording and not low[wording.end():frag_start].strip() and not (
+            prev is not None and prev.start >= line):
+        return ALTERED_BY
     agent = P.AGENT.search(lead[-40:])
     if agent:
         return _by_agent(low[s:frag_start - len(lead[-40:]) + agent.start()], prev)
@@ -186,7 +191,8 @@ def _kind(low: str, c: Citation, s: int, e: int, frag_start: int, partial: bool,
     verb = _last_act(low, s, frag_start)
     if verb is None:
         return _kind_from_list_head(low, s, since_prev, partial)
-    if P.RELATIVE_BEFORE_VERB.search(low, max(s, verb.start() - 15), verb.start()):
+    if P.RELATIVE_BEFORE_VERB.search(low, max(s, verb.start() - 15), verb.start()) \
+            or P.RELATIVE_VERBS.search(low, max(s, verb.start() - 80), verb.start()):
         return CITES
     gap = low[verb.end():frag_start]
     if prev is not None and prev.start >= verb.end():

@@ -324,6 +324,7 @@ ACT_BEFORE = re.compile(r"""
     \b(?:(?P<revokes>revoga(?:m|-se|m-se|do|da|dos|das)?|revogad[oa]s?|revoga[cç][aã]o)
       |(?P<part>suprime(?:m|-se)?|suprimid[oa]s?)
       |(?P<alters>altera(?:m|-se|m-se)?|alterad[oa]s?|nova\s+reda[cç][aã]o
+        |altera[cç][aã]o(?=\s+d)
         |acrescenta(?:m|-se)?|acrescid[oa]s?|acrescentad[oa]s?|inclui(?:-se)?|inclu[ií]d[oa]s?
         |introduz(?:-se)?|modifica(?:m|-se)?|modificad[oa]s?|renumera(?:-se)?|renumerad[oa]s?)
       |(?P<regulates>regulamenta(?:m|-se)?|regulamentad[oa]s?|regulamento\s+d[ao]s?))
@@ -377,6 +378,14 @@ SPHERE_AFTER = re.compile(r"""
 """, re.VERBOSE)
 
 RELATIVE_BEFORE_VERB = re.compile(r"\bque\s+(?:\S+\s+)?$")
+# The verb closes a relative clause of coordinated verbs: "(que altera, modifica, amplia e dá
+# nova redação à Lei nº 1612/92": the act of the norm named before, not of the citing one.
+RELATIVE_VERBS = re.compile(r"\bque\s+(?:[a-zà-ú-]+(?:\s*,\s*|\s+e\s+))+(?:d[aá]\s+)?$")
+# A consolidated text's note without parentheses, opening its line: "Redação do artigo 1º da
+# lei 1715/01 de 28 de dezembro de 2001": the cited norm gave the provision's wording.
+WORDING_NOTE = re.compile(r"[\s\-–—*]*reda[cç][aã]o\s+(?:dada\s+pel[oa]|d[oa]|o)\s")
+# "desta Lei Orgânica", "nesta Lei Orgânica": the citing text itself.
+THIS_BEFORE = re.compile(r"\b[dn]?est[ae]s?\s+$")
 
 # The object of an act located in the cited norm: "Fica revogado o benefício previsto na Lei".
 OBJECT_IN = re.compile(

@@ -104,6 +104,8 @@ class Scan:
         if "emenda" in low[max(0, pos - 14):pos]:
             return None  # "Esta Emenda à Lei Orgânica": the citing norm's own type
         m = P.LOM.match(text, pos)
+        if m and P.THIS_BEFORE.search(low, max(0, pos - 8), pos):
+            return m.end()  # "desta Lei Orgânica": the citing text itself
         # "Lei Orgânica da Magistratura" is not the municipality's
         if m and (m["df"] or self.level == "municipal" and (m["mun"] or m["after"] is None)):
             sphere = "distrital" if m["df"] else "municipal"
