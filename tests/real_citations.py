@@ -107,6 +107,26 @@ def score_links(texts: list[LinkedText], keys: Path | None = None
     return s, misses
 
 
+def load_revocations() -> list[dict]:
+    """50 revocations sampled from what the reading said on every Feira de Santana text
+    (seed 2112), each with its context (its article, or the head of its list, to the end of
+    its sentence) and whether the text revokes the whole norm, as read by hand."""
+    return json.loads((FOLDER / "revocations.json").read_text("utf-8"))
+
+
+def score_revocations(cases: list[dict]) -> Counter:
+    """Whole-law revocations said on the real sample, against the hand reading."""
+    s: Counter = Counter()
+    for case in cases:
+        found = [c for c in find_citations(case["context"]) if c.text == case["citation"]]
+        said = bool(found) and found[0].kind in (REVOKES, REVOKED_BY)
+        s["cases"] += 1
+        s["whole"] += case["whole"]
+        s["said"] += said
+        s["right"] += said and case["whole"]
+    return s
+
+
 def score_labelled(texts: list[LabelledText]) -> Counter:
     """Citations (span, family, number, year), their kinds, spheres and the revoked flags."""
     s: Counter = Counter()

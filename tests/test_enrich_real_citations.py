@@ -15,7 +15,14 @@ from locleg.enrich.citations import (
     NormRef,
     find_citations,
 )
-from tests.real_citations import load_labelled, load_links, score_labelled, score_links
+from tests.real_citations import (
+    load_labelled,
+    load_links,
+    load_revocations,
+    score_labelled,
+    score_links,
+    score_revocations,
+)
 
 LABELLED = Path(__file__).parent / "data" / "real_citations" / "labelled"
 
@@ -191,3 +198,9 @@ def test_a_wording_note_without_parentheses_names_who_gave_it():
 def test_desta_lei_organica_is_the_citing_text_itself():
     # Maracaju's Lei Orgânica: "aos preceitos desta Lei Orgânica"
     assert "lei.organica" not in {f for _, f, *_ in _read("12-maracaju")}
+
+
+def test_revoked_flags_on_revocations_sampled_from_a_whole_real_corpus():
+    s = score_revocations(load_revocations())
+    assert s["cases"] == 50 and s["said"] >= 45
+    assert s["right"] / s["said"] >= 0.98 and s["right"] == s["whole"]

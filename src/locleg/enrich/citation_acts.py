@@ -204,8 +204,10 @@ def _kind(low: str, c: Citation, s: int, e: int, frag_start: int, partial: bool,
     if verb["revokes"]:
         since_verb = low[max(verb.end(), prev.end if prev and prev.start >= verb.end()
                              else verb.end()):c.start]
-        if P.PROVISIONS_IN.search(since_verb[-60:]) and P.CONTRARY.search(low, verb.end(),
-                                                                          frag_start):
+        chained = prev is not None and "contrary_provisions" in prev.flags \
+            and prev.start >= verb.end() and P.CHAIN.match(low, prev.end, frag_start)
+        if chained or P.PROVISIONS_IN.search(since_verb[-60:]) and P.CONTRARY.search(
+                low, verb.end(), frag_start):
             # "revogadas as disposições em contrário, inclusive as constantes na Lei X": what
             # of Lei X is contrary is not said, so Lei X is not known revoked, even in part
             c.flags += ("contrary_provisions",)
