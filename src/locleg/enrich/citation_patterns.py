@@ -324,7 +324,7 @@ ACT_BEFORE = re.compile(r"""
     \b(?:(?P<revokes>revoga(?:m|-se|m-se|do|da|dos|das)?|revogad[oa]s?|revoga[cç][aã]o)
       |(?P<part>suprime(?:m|-se)?|suprimid[oa]s?)
       |(?P<alters>altera(?:m|-se|m-se)?|alterad[oa]s?|nova\s+reda[cç][aã]o
-        |altera[cç][aã]o(?=\s+d)
+        |altera[cç][aã]o(?=\s+(?:de\s+dispositivos?\b|d[ao]s?\s*$))
         |acrescenta(?:m|-se)?|acrescid[oa]s?|acrescentad[oa]s?|inclui(?:-se)?|inclu[ií]d[oa]s?
         |introduz(?:-se)?|modifica(?:m|-se)?|modificad[oa]s?|renumera(?:-se)?|renumerad[oa]s?)
       |(?P<regulates>regulamenta(?:m|-se)?|regulamentad[oa]s?|regulamento\s+d[ao]s?))
