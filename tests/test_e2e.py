@@ -232,10 +232,13 @@ def test_a_citation_leads_to_the_revoked_law_and_back_to_its_sentence(browser, s
     assert page.locator("h1").inner_text() == "Lei nº 1996/2008"
     assert page.locator(".legal-line").inner_text().startswith("revoked")
     status = page.locator("#status").inner_text()
-    assert "Revoked by" in status and "Ficam revogadas as disposições em contrário" in status
+    # the whole revocation is SAPL's vínculo; seed's Art. 31 revokes only the contrary
+    # provisions (issue 21), a citation whose sentence is one click away
+    assert "Revoked by" in status and "Revogado(a) integralmente" in status
     page.screenshot(path=shots / f"{viewport}-8-revoked.png", full_page=True)
     anchor = f"#d{site.documents['seed']}-p9"
-    page.click(f'#status a[href="/norm/{seed}{anchor}"]')
+    page.goto(site.url + f"/norm/{seed}")
+    page.click(f'#cita a[href="/norm/{seed}{anchor}"]')
     page.wait_for_url(site.url + f"/norm/{seed}{anchor}")
     assert page.locator(anchor).is_visible()
     assert "Art. 31. Ficam revogadas" in page.locator(anchor).inner_text()

@@ -264,13 +264,18 @@ def test_citations_resolve_to_norms_and_revocations_give_status_with_evidence(bu
     built.record("seed", "sapl", "1461", "Lei", "2199", 2011, date(2011, 6, 27))
     built.record("old", "sapl", "1464", "Lei", "1996", 2008, date(2008, 11, 6))
     built.text("seed", SEED_PAGES)
+    # the seed revokes "as disposições em contrário, especialmente as contidas na Lei
+    # Municipal nº 1.996": the contrary provisions only, not the law (issue 21)
+    built.record("rev", "sapl", "1470", "Lei", "2300", 2012, date(2012, 3, 1))
+    built.text("rev", ["LEI Nº 2.300, DE 1º DE MARÇO DE 2012\nArt. 1º Fica revogada a Lei "
+                       "Municipal nº 1.996, de 06 de novembro de 2008."])
     report = enrich(built.c)
     assert report.citations >= 3 and report.resolved >= 1
-    old, seed = built.norm_of("old"), built.norm_of("seed")
-    assert old["status"] == "revoked" and old["cited_by"] == 1
+    old, seed, rev = built.norm_of("old"), built.norm_of("seed"), built.norm_of("rev")
+    assert old["status"] == "revoked" and old["cited_by"] == 2
     [evidence] = json.loads(old["status_evidence"])
-    assert evidence["by_norm"] == seed["id"] and evidence["via"] == "text"
-    assert "Lei Municipal nº 1.996" in evidence["sentence"] and evidence["page"] == 9
+    assert evidence["by_norm"] == rev["id"] and evidence["via"] == "text"
+    assert "Lei Municipal nº 1.996" in evidence["sentence"] and evidence["page"] == 1
     assert seed["status"] == "none_known"  # no revocation known is not "in force"
     with built.c.store.engine.connect() as conn:
         urns = set(conn.scalars(select(citation.c.urn).where(citation.c.norm_id == seed["id"])))
@@ -281,10 +286,14 @@ def test_a_citation_made_before_its_norm_arrived_resolves_when_it_does(built):
     built.source("sapl", "sapl")
     built.record("seed", "sapl", "1461", "Lei", "2199", 2011, date(2011, 6, 27))
     built.text("seed", SEED_PAGES)
+    built.record("rev", "sapl", "1470", "Lei", "2300", 2012, date(2012, 3, 1))
+    built.text("rev", ["LEI Nº 2.300, DE 1º DE MARÇO DE 2012\nArt. 1º Fica revogada a Lei "
+                       "Municipal nº 1.996, de 06 de novembro de 2008."])
     enrich(built.c)
     built.record("old", "sapl", "1464", "Lei", "1996", 2008, date(2008, 11, 6))
     enrich(built.c)
     assert built.norm_of("old")["status"] == "revoked"
+    assert built.norm_of("old")["cited_by"] == 2
 
 
 _CITES_THE_LOM = ("DECRETO Nº {n}, DE 2 DE MARÇO DE 2015\nO PREFEITO MUNICIPAL DE JUAZEIRO, "

@@ -117,9 +117,11 @@ def test_norm_rows_say_what_the_explorer_says(built):
     assert (seed_ext["method"], seed_ext["backend"], seed_ext["confidence"],
             seed_ext["pages"]) == ("ocr", "tesseract", 0.94, 9)
     citations = pd.read_parquet(built.release / "citations")
-    revokes = citations[(citations["from_norm_id"] == built.norms["seed"])
-                        & (citations["kind"] == "revokes")]
-    assert list(revokes["to_norm_id"]) == [built.norms["revoked"]]
+    # Art. 31 revokes "as disposições em contrário … contidas na Lei Municipal nº 1.996": the
+    # contrary provisions only, a citation (issue 21); the status comes from SAPL's vínculo
+    contrary = citations[(citations["from_norm_id"] == built.norms["seed"])
+                         & (citations["to_norm_id"] == built.norms["revoked"])]
+    assert list(contrary["kind"]) == ["cites"]
 
 
 def test_text_equals_the_explorers(built):

@@ -342,21 +342,16 @@ def test_api_page_lists_every_route(site):
 
 def test_norm_page_shows_the_legal_status_with_its_evidence(site):
     revoked = get_json(site, f"/norm/{site.norms['revoked']}.json")["norm"]
-    assert revoked["status"] == "revoked" and revoked["status_evidence_total"] == 2
-    text, sapl = revoked["status_evidence"]
-    # Seed 000's own text revokes it (Art. 31, p. 9), and SAPL's vínculo says so too.
-    assert (text["status"], text["via"], text["kind"], text["article"], text["page"]) == (
-        "revoked", "text", "revokes", "Art. 31", 9)
-    assert text["sentence"] == ("Ficam revogadas as disposições em contrário, especialmente as "
-                                "contidas na Lei Municipal nº 1.996, de 06 de novembro de 2008.")
-    assert text["by_norm"]["id"] == site.norms["seed"] and text["in_own_text"] is False
-    assert text["at"] == f"/norm/{site.norms['seed']}#d{site.documents['seed']}-p9"
+    assert revoked["status"] == "revoked" and revoked["status_evidence_total"] == 1
+    # Seed 000's Art. 31 revokes "as disposições em contrário, especialmente as contidas na Lei
+    # Municipal nº 1.996": the contrary provisions only, no evidence that the law was revoked
+    # (issue 21); SAPL's vínculo says it was, wholly.
+    [sapl] = revoked["status_evidence"]
     assert (sapl["via"], sapl["kind"], sapl["label"], sapl["by_norm"]["id"]) == (
         "sapl", "R", "Revogado(a) integralmente pelo(a)", site.norms["seed"])
     html = get_html(site, f"/norm/{site.norms['revoked']}")
     assert 'class="badge legal legal-revoked"' in html and "Revoked by" in html
     assert "SAPL vínculo: <q>Revogado(a) integralmente pelo(a)</q>" in html
-    assert f'<a href="{text["at"]}">p. 9</a>' in html
     # Lei 1.169/2014 alters seed 000; a decree loses an article; silence is said honestly.
     seed = get_json(site, f"/norm/{site.norms['seed']}.json")["norm"]
     assert seed["status"] == "altered"
@@ -395,11 +390,12 @@ def test_norm_page_lists_what_it_cites_and_what_cites_it(site):
                                                                          (3, None)]
     assert lrf["urn"] == "urn:lex:br:federal:lei.complementar:2000-05-04;101"
     assert "known_law" in lrf["citations"][0]["flags"]
-    # Lei 1.996/2008, resolved to the corpus norm it revokes.
+    # Lei 1.996/2008, resolved to the corpus norm; its contrary provisions revoked (issue 21).
     assert revoked["norm"]["id"] == site.norms["revoked"]
-    assert revoked["norm"]["status"] == "revoked" and revoked["kinds"] == ["revokes"]
+    assert revoked["norm"]["status"] == "revoked" and revoked["kinds"] == ["cites"]
     [act] = revoked["citations"]
-    assert (act["kind"], act["page"], act["article"]) == ("revokes", 9, "Art. 31")
+    assert (act["kind"], act["page"]) == ("cites", 9)
+    assert "contrary_provisions" in act["flags"]
     assert act["at"] == f"/norm/{site.norms['seed']}#d{site.documents['seed']}-p9"
     cited = page["cited_by"]
     assert (cited["total"], cited["norms"], cited["shown"]) == (2, 1, 2)
@@ -454,7 +450,7 @@ def test_the_citation_graph_as_data(site, monkeypatch):
     assert len(edges) == 12 and [e["id"] for e in edges] == sorted(e["id"] for e in edges)
     pairs = {(e["from"]["id"], e["to"] and e["to"]["id"], e["kind"]) for e in edges}
     n = site.norms
-    assert {(n["seed"], n["revoked"], "revokes"), (n["altering"], n["seed"], "alters"),
+    assert {(n["seed"], n["revoked"], "cites"), (n["altering"], n["seed"], "alters"),
             (n["decree200"], n["decree201"], "revokes"), (n["decree201"], n["decree200"],
                                                           "revokes"),
             (n["decree200"], n["decree"], "revokes_in_part"), (n["seed"], None, "cites"),
@@ -469,7 +465,7 @@ def test_the_citation_graph_as_data(site, monkeypatch):
     assert len(_pull(site, f"/citations.json?j={JUAZEIRO}")) == 12
     assert _pull(site, "/citations.json?j=2611101") == []
     assert {e["kind"] for e in _pull(site, "/citations.json?kind=revokes")} == {"revokes"}
-    assert len(_pull(site, "/citations.json?kind=revokes")) == 5
+    assert len(_pull(site, "/citations.json?kind=revokes")) == 4  # not seed 000's Art. 31
     assert len(_pull(site, "/citations.json?resolved=no")) == 4
     assert all(e["to"] for e in _pull(site, "/citations.json?resolved=yes"))
     to_seed = get_json(site, f"/citations.json?to={n['seed']}")

@@ -148,7 +148,10 @@ def read_acts(text: str, low: str, cites: list[Citation]) -> None:
                                           several or fragment is not None)
         if c.kind != CITES:
             c.article = article_before(text, c.start)
-            if c.kind == REVOKED_IN_PART_BY and c.article is None:
+            if c.kind == REVOKED_IN_PART_BY and c.article is None \
+                    and c.start < first_article(text) < len(text):
+                # a note before the first article (heading, ementa) is on the whole norm; in a
+                # text without articles it follows a provision (an item of a list, a table)
                 c.kind = REVOKED_BY
         prev = c
 
@@ -169,7 +172,15 @@ def _kind(low: str, c: Citation, s: int, e: int, frag_start: int, partial: bool,
         if note["regulated"]:
             return REGULATED_BY
         return CITES
-    if P.AGENT.search(lead[-40:]) or P.REFERENCE_BEFORE.search(lead[-80:]):
+    line = low.rfind("\n", 0, frag_start) + 1
+    wording = P.WORDING_NOTE.match(low, line, frag_start)
+    if wording and not low[wording.end():frag_start].strip() and not (
+            prev is not None and prev.start >= line):
+        return ALTERED_BY
+    agent = P.AGENT.search(lead[-40:])
+    if agent:
+        return _by_agent(low[s:frag_start - len(lead[-40:]) + agent.start()], prev)
+    if P.REFERENCE_BEFORE.search(lead[-80:]):
         return CITES
     since_prev = low[max(s, prev.end if prev else s):c.start]
     after = P.ACT_AFTER.match(low, c.end, e)
@@ -180,7 +191,8 @@ def _kind(low: str, c: Citation, s: int, e: int, frag_start: int, partial: bool,
     verb = _last_act(low, s, frag_start)
     if verb is None:
         return _kind_from_list_head(low, s, since_prev, partial)
-    if P.RELATIVE_BEFORE_VERB.search(low, max(s, verb.start() - 15), verb.start()):
+    if P.RELATIVE_BEFORE_VERB.search(low, max(s, verb.start() - 15), verb.start()) \
+            or P.RELATIVE_VERBS.search(low, max(s, verb.start() - 80), verb.start()):
         return CITES
     gap = low[verb.end():frag_start]
     if prev is not None and prev.start >= verb.end():
@@ -192,12 +204,35 @@ def _kind(low: str, c: Citation, s: int, e: int, frag_start: int, partial: bool,
     if verb["revokes"]:
         since_verb = low[max(verb.end(), prev.end if prev and prev.start >= verb.end()
                              else verb.end()):c.start]
+        chained = prev is not None and "contrary_provisions" in prev.flags \
+            and prev.start >= verb.end() and P.CHAIN.match(low, prev.end, frag_start)
+        if chained or P.PROVISIONS_IN.search(since_verb[-60:]) and P.CONTRARY.search(
+                low, verb.end(), frag_start):
+            # "revogadas as disposições em contrário, inclusive as constantes na Lei X": what
+            # of Lei X is contrary is not said, so Lei X is not known revoked, even in part
+            c.flags += ("contrary_provisions",)
+            return CITES
         if partial or P.PART_WORDS.search(since_verb) or P.OBJECT_IN.search(since_verb):
             return REVOKES_IN_PART
         return REVOKES
     if verb["part"]:
         return REVOKES_IN_PART
     return ALTERS if verb["alters"] else REGULATES
+
+
+def _by_agent(before: str, prev: Citation | None) -> str:
+    """The cited norm after "pela", "através da": the agent of a passive act. On the citing
+    norm itself when the participle opens its sentence or a note ("Alterado através da
+    Resolução 443/2006"); on another norm, or no act, otherwise."""
+    if prev is not None:
+        return CITES
+    m = P.PASSIVE_ACT.search(before.lstrip())
+    if m is None or m.start() > 0 and not P.PROVISION_LABEL.fullmatch(before.lstrip()[:m.start()]
+                                                                      + " "):
+        return CITES
+    if m["altered"]:
+        return ALTERED_BY
+    return REVOKED_IN_PART_BY if m["revoked"] else REGULATED_BY
 
 
 def _kind_from_list_head(low: str, s: int, since_prev: str, partial: bool) -> str:

@@ -24,22 +24,25 @@ KEYWORDS = ("lei", "decret", "resolu", "constitui", "emenda", "portaria", "digo"
 TYPE = re.compile(r"""
     (?P<lei_complementar>leis?\s+complementar(?:es)?|(?-i:L\.?\s?C\.?M?)(?=[\s.]*(?:n|\d)))
   | (?P<lei_delegada>leis?\s+delegadas?)
-  | (?P<lei_organica>leis?\s+org[aâ]nicas?)
+  | (?P<lei_organica>leis?\s+org[aâá]nicas?)
   | (?P<decreto_lei>decretos?\s?[-–]?\s?leis?\b)
   | (?P<decreto_legislativo>decretos?\s+legislativos?)
   | (?P<decreto>decretos?(?:\s+(?:executivos?|regulamentar(?:es)?|governament(?:al|ais)
         |numerados?))?)
-  | (?P<emenda_lei_organica>emendas?\s+(?:[aà]\s+|ao\s+)?(?:lei\s+org[aâ]nica|(?-i:LOM))
+  | (?P<emenda_lei_organica>emendas?\s+(?:[aà]\s+|ao\s+)?(?:lei\s+org[aâá]nica|(?-i:LOM))
         (?:\s+(?:do\s+munic[ií]pio|municipal))?)
   | (?P<emenda_constitucional>emendas?\s+constitucion(?:al|ais))
   | (?P<resolucao>resolu[cç](?:[aã]o|[oõ]es))
   | (?P<portaria>portarias?)
   | (?P<instrucao_normativa>instru[cç](?:[aã]o|[oõ]es)\s+normativas?)
   | (?P<medida_provisoria>medidas?\s+provis[oó]rias?)
-  | (?P<lei>leis?(?:\s+ordin[aá]rias?)?)
+  | (?P<lei>leis?(?:\s+ordin[aá]rias?|\s+promulgadas?)?)
 """, _I)
 
 FAMILY = {g: g.replace("_", ".") for g in TYPE.groupindex}
+# "Leis Municipais nº …": the plural says the same sphere.
+SPHERE_WORD = {"federais": "federal", "estaduais": "estadual", "municipais": "municipal",
+               "distritais": "distrital"}
 FEDERAL_FAMILIES = {"decreto.lei", "medida.provisoria", "emenda.constitucional"}
 
 _MONTHS = ("janeiro", "fevereiro", "marco", "abril", "maio", "junho", "julho", "agosto",
@@ -50,19 +53,19 @@ _NUMBER = r"""
     (?P<num>\d{1,3}(?:\.\d{3})+(?!\d)|\d{1,6}(?![\d.]\d))
     (?P<suffix>\s?-\s?[a-z](?![a-z\d])|[a-z](?![a-z\dº°]))?
     (?:-(?P<reed>\d{1,2})(?!\d))?
-    (?:\s?/\s?(?P<year>\d{4}|\d{2})(?![\d]))?
+    (?:\s?/\s?(?P<year>\d{4}|\d\.\d{3}|\d{2})(?![\d]))?
 """
 # ", de 06 de novembro de 2008", "de 06.11.2008", ", de 2010"
 _DATE = r"""
-    (?:\s*,?\s*(?:de|datad[ao]\s+de)\s+
-      (?:(?P<day>\d{1,2})\s?[º°o]?\s*de\s*(?P<month>janeiro|fevereiro|mar[cç]o|abril|maio|junho
+    (?:\s*(?:,|(?P<paren>\())?\s*(?:de|datad[ao]\s+de)\s+
+      (?:(?P<day>\d{1,2})\s?[º°o]?\s*(?:de\s*)?(?P<month>janeiro|fevereiro|mar[cç]o|abril|maio|junho
             |julho|agosto|setembro|outubro|novembro|dezembro)\s*de\s*(?P<dyear>\d{4}|\d\.\d{3})
         |(?P<nday>\d{1,2})\s?[./-]\s?(?P<nmonth>\d{1,2})\s?[./-]\s?(?P<nyear>\d{4}|\d{2})(?!\d)
         |(?P<oyear>(?:1[5-9]|20)\d\d)(?![\d.,]\d)
-      )
+      )(?(paren)\))
     )?
 """
-_SPHERE = r"federal|estadual|municipal|distrital"
+_SPHERE = r"federa(?:l|is)|estadua(?:l|is)|municipa(?:l|is)|distrita(?:l|is)"
 # nº n° n.º N. nº. nºs no n (OCR drops and bends the ordinal sign)
 _NO = r"(?P<no>n[º°ª]\s?s?\.?|n\.\s?[º°o]?s?\.?|n\s[º°]s?\.?|no?s?(?=\s*\d)|n[uú]meros?)"
 
@@ -73,7 +76,8 @@ REST = re.compile(rf"""
     (?:\s+(?:d[oa]\s+)?(?P<issuer>
         (?-i:(?!(?:DE|DA|DO|DAS|DOS|NO|NA|NOS|NAS|NR|N|E)\b)[A-Z]{{2,8}}(?:/[A-Z]{{2,4}})?)
         |mesa(?:\s+diretora)?|c[aâ]mara\s+municipal|senado\s+federal))?
-    \s*{_NO}?\s*
+    (?:\s+(?:de\s+diretrizes\s+or[cç]ament[aá]rias|or[cç]ament[aá]ria(?:\s+anual)?)(?=\s*n))?
+    (?:\s+de(?=\s*n)|\s*,(?=\s*n[º°ª.\s]))?(?:\s*:)?\s*{_NO}?\s*
     {_NUMBER}
     {_DATE}
 """, _I)
@@ -81,10 +85,11 @@ REST = re.compile(rf"""
 # The next item of a list: "Leis nºs 1.200, 1.300 e 1.450, de 2010", "Decretos nº 1310/2004
 # e nº 3063/2012".
 LIST_ITEM = re.compile(rf"""
-    (?:\s*,\s*(?:e\s+)?|\s+e\s+)(?:(?:a|o|as|os)\s+)?
+    (?:\s*[,;]\s*(?:e\s+)?|\s+e\s+)(?:(?:a|o|as|os)\s+)?
     (?P<start>)
     (?:(?P<no>n[º°ª]\s?s?\.?|n\.\s?[º°o]?s?\.?)\s*)?
     {_NUMBER}
+    (?!\s?/\s?\d)
     (?!\s*(?:[º°ª%]|reais|dias|meses|anos|horas|metros|m²|vezes|habitantes|servidores))
     {_DATE}
 """, _I)
@@ -156,8 +161,8 @@ NAMED = re.compile(r"""
   | (?P<lgpd>lei\s+geral\s+de\s+prote[cç][aã]o\s+de\s+dados(?:\s+pessoais)?)
   | (?P<maria_penha>lei\s+maria\s+da\s+penha)
   | (?P<improbidade>lei\s+de\s+improbidade\s+administrativa)
-  | (?P<los>lei\s+org[aâ]nica\s+da\s+sa[uú]de)
-  | (?P<loas>lei\s+org[aâ]nica\s+da\s+assist[eê]ncia\s+social)
+  | (?P<los>lei\s+org[aâá]nica\s+da\s+sa[uú]de)
+  | (?P<loas>lei\s+org[aâá]nica\s+da\s+assist[eê]ncia\s+social)
   | (?P<lindb>lei\s+de\s+introdu[cç][aã]o\s+(?:[àa]s\s+normas\s+do\s+direito\s+brasileiro
         |ao\s+c[oó]digo\s+civil(?:\s+brasileiro)?))
   | (?P<inquilinato>lei\s+do\s+inquilinato)
@@ -225,6 +230,13 @@ KNOWN_FEDERAL: dict[tuple[str, str, int], date] = {
     ("decreto", "8726", 2016): date(2016, 4, 27), ("decreto", "3048", 1999): date(1999, 5, 6),
     ("decreto", "6170", 2007): date(2007, 7, 25), ("decreto", "7257", 2010): date(2010, 8, 4),
     ("decreto.lei", "3365", 1941): date(1941, 6, 21),
+    # the vereadores' pay, cited by every câmara's resolutions of the time
+    ("lei.complementar", "25", 1975): date(1975, 7, 2),
+    ("lei.complementar", "38", 1979): date(1979, 11, 13),
+    ("lei.complementar", "50", 1985): date(1985, 12, 19),
+    # how laws are drafted, cited by the câmaras' own laws on drafting
+    ("lei.complementar", "95", 1998): date(1998, 2, 26),
+    ("lei.complementar", "107", 2001): date(2001, 4, 26),
 }
 
 
@@ -243,7 +255,7 @@ CONSTITUTION = re.compile(r"""
 """, _I)
 
 LOM = re.compile(r"""
-    lei\s+org[aâ]nica
+    lei\s+org[aâá]nica
     (?:\s+(?P<df>do\s+distrito\s+federal)|\s+(?P<mun>do\s+munic[ií]pio
         (?:\s+d[eo]\s+(?-i:[A-ZÀ-Ý][\w'-]+(?:\s+(?:d[aoe]s?\s+)?[A-ZÀ-Ý][\w'-]+)*))?|municipal))?
     (?=(?P<after>\s+d[aoe]s?\s+\w+)?)
@@ -268,7 +280,8 @@ BILL_BEFORE = re.compile(r"(?:projetos?|anteprojetos?|minuta|\bpl)\s+(?:de\s+)?$
 
 # A parenthetical note of a consolidated text: "(Redação dada pela Lei nº 2.758/1973)".
 NOTE = re.compile(r"""
-    \(\s*(?:
+    \(\s*(?:(?:art(?:igo)?s?\.?|§+|inc(?:iso)?s?\.?|par[aá]grafos?|al[ií]neas?|itens?|item
+        |caput|anexos?|[úu]nico|reda[cç][aã]o)\s+){0,2}(?:
        (?P<altered>reda[cç][aã]o\s+(?:dada|acrescida|alterada|modificada)|inclu[ií]d[oa]s?
         |acrescid[oa]s?|acrescentad[oa]s?|alterad[oa]s?|modificad[oa]s?|renumerad[oa]s?)
       |(?P<revoked>revogad[oa]s?|suprimid[oa]s?)
@@ -278,7 +291,17 @@ NOTE = re.compile(r"""
 """, re.VERBOSE)
 
 # "alterada pela Lei nº …": the cited norm is the agent of an act on another norm.
-AGENT = re.compile(r"\bpel[oa]s?\s+(?:(?:referid|mencionad|citad|aludid|mesm)[oa]s?\s+)?$")
+AGENT = re.compile(r"\b(?:pel[oa]s?|atrav[eé]s\s+d[oa]s?|por\s+meio\s+d[oa]s?)\s+"
+                   r"(?:(?:referid|mencionad|citad|aludid|mesm)[oa]s?\s+)?$")
+# The participle of an act right before that agent, opening its sentence or provision:
+# "Alterado através da Resolução 443/2006", "§ 2º - Revogado pela Lei nº 12": the cited norm
+# acted on the citing one (after another norm, "a Lei 1, alterada pela Lei 2", it did not).
+PASSIVE_ACT = re.compile(r"""
+    (?:^|[(\[\-–—]\s*)
+    (?:(?P<altered>alterad|modificad|acrescid|acrescentad|inclu[ií]d|renumerad)
+      |(?P<revoked>revogad|suprimid)
+      |(?P<regulated>regulamentad))[oa]s?\s*,?\s*$
+""", re.VERBOSE)
 
 # A reference, not an act: "nos termos da Lei nº …", "conforme o Decreto …".
 REFERENCE_BEFORE = re.compile(r"""
@@ -293,7 +316,7 @@ ISSUER_AFTER = re.compile(r"\s*,?\s*d[oa]\s+(?P<issuer>(?-i:[A-Z]{2,8}(?:/[A-Z]{
 # "Emenda nº 7 à Lei Orgânica": the number before the type.
 EMENDA_NUMBER_FIRST = re.compile(rf"""
     emendas?\s*{_NO}?\s*(?P<num>\d{{1,4}})(?:\s?/\s?(?P<year>\d{{4}}|\d{{2}})(?!\d))?
-    \s+(?:[àa]|ao)\s+(?:lei\s+org[aâ]nica|(?-i:LOM))(?:\s+(?:do\s+munic[ií]pio|municipal))?
+    \s+(?:[àa]|ao)\s+(?:lei\s+org[aâá]nica|(?-i:LOM))(?:\s+(?:do\s+munic[ií]pio|municipal))?
 """, _I)
 
 # Verbs of the citing norm acting on a norm named after them.
@@ -301,6 +324,7 @@ ACT_BEFORE = re.compile(r"""
     \b(?:(?P<revokes>revoga(?:m|-se|m-se|do|da|dos|das)?|revogad[oa]s?|revoga[cç][aã]o)
       |(?P<part>suprime(?:m|-se)?|suprimid[oa]s?)
       |(?P<alters>altera(?:m|-se|m-se)?|alterad[oa]s?|nova\s+reda[cç][aã]o
+        |altera[cç][aã]o(?=\s+(?:de\s+dispositivos?\b|d[ao]s?\s*$))
         |acrescenta(?:m|-se)?|acrescid[oa]s?|acrescentad[oa]s?|inclui(?:-se)?|inclu[ií]d[oa]s?
         |introduz(?:-se)?|modifica(?:m|-se)?|modificad[oa]s?|renumera(?:-se)?|renumerad[oa]s?)
       |(?P<regulates>regulamenta(?:m|-se)?|regulamentad[oa]s?|regulamento\s+d[ao]s?))
@@ -347,17 +371,39 @@ FEDERAL_BODY_AFTER = re.compile(
     r"|ag[eê]ncia\s+nacional|conselho\s+nacional|senado\s+federal|c[aâ]mara\s+dos\s+deputados"
     r"|congresso\s+nacional)")
 
+# "Lei nº 7.014, de 04.12.1996, do Estado da Bahia", "Lei nº 8.080/90, da União".
+SPHERE_AFTER = re.compile(r"""
+    \s*,?\s*(?:(?P<federal>federal\b|da\s+uni[aã]o\b)
+      |(?P<estadual>estadual\b|do\s+estado\s+d[aoe]s?\s+(?!calamidade|emerg|s[ií]tio|defesa)))
+""", re.VERBOSE)
+
 RELATIVE_BEFORE_VERB = re.compile(r"\bque\s+(?:\S+\s+)?$")
+# The verb closes a relative clause of coordinated verbs: "(que altera, modifica, amplia e dá
+# nova redação à Lei nº 1612/92": the act of the norm named before, not of the citing one.
+RELATIVE_VERBS = re.compile(r"\bque\s+(?:[a-zà-ú-]+(?:\s*,\s*|\s+e\s+))+(?:d[aá]\s+)?$")
+# A consolidated text's note without parentheses, opening its line: "Redação do artigo 1º da
+# lei 1715/01 de 28 de dezembro de 2001": the cited norm gave the provision's wording.
+WORDING_NOTE = re.compile(r"[\s\-–—*]*reda[cç][aã]o\s+(?:dada\s+pel[oa]|d[oa]|o)\s")
+# "desta Lei Orgânica", "nesta Lei Orgânica": the citing text itself.
+THIS_BEFORE = re.compile(r"\b[dn]?est[ae]s?\s+$")
 
 # The object of an act located in the cited norm: "Fica revogado o benefício previsto na Lei".
 OBJECT_IN = re.compile(
     r"\b(?:previst[oa]s?|de\s+que\s+tratam?|a\s+que\s+se\s+referem?|institu[ií]d[oa]s?"
-    r"|criad[oa]s?|estabelecid[oa]s?|definid[oa]s?|fixad[oa]s?)\b")
+    r"|criad[oa]s?|estabelecid[oa]s?|definid[oa]s?|fixad[oa]s?|constantes?|contid[oa]s?"
+    r"|existentes?)\b")
+
+# Provisions located in the cited norm, right before it: "as constantes na", "aquelas contidas
+# na", "os dispositivos existentes no".
+PROVISIONS_IN = re.compile(
+    r"\b(?:constantes?|contid[oa]s?|existentes?|insert[oa]s?|inserid[oa]s?|previst[oa]s?)"
+    r"\s+(?:n|d)[aoe]s?\s+(?:(?:referid|mencionad|citad|mesm)[oa]s?\s+)?$")
+CONTRARY = re.compile(r"\bem\s+contr[aá]rio\b")
 
 # Words that make an act concern a part of the norm: "Revoga-se o art. 5º da Lei …".
 PART_WORDS = re.compile(r"""
     \b(?:art(?:igo)?s?\b|incisos?\b|inc\.|al[ií]neas?\b|itens?\b|item\b|caput\b
-       |par[aá]grafos?\b|dispositivos\b|anexos?\b|tabelas?\b|express[aã]o\b|express[oõ]es\b)|§
+       |par[aá]grafos?\b|dispositivos?\b|anexos?\b|tabelas?\b|express[aã]o\b|express[oõ]es\b)|§
 """, re.VERBOSE)
 
 # --- fragments: "art. 61, inc. IV, da", "inciso II do § 1º do art. 5º da" ---------------

@@ -104,6 +104,8 @@ class Scan:
         if "emenda" in low[max(0, pos - 14):pos]:
             return None  # "Esta Emenda à Lei Orgânica": the citing norm's own type
         m = P.LOM.match(text, pos)
+        if m and P.THIS_BEFORE.search(low, max(0, pos - 8), pos):
+            return m.end()  # "desta Lei Orgânica": the citing text itself
         # "Lei Orgânica da Magistratura" is not the municipality's
         if m and (m["df"] or self.level == "municipal" and (m["mun"] or m["after"] is None)):
             sphere = "distrital" if m["df"] else "municipal"
@@ -135,14 +137,18 @@ class Scan:
             if not text[pos].isupper() or P.QUANTITY_AFTER.match(low, r.end("num")):
                 return None
         sphere = (r["sphere"] or r["sphere2"] or "").lower() or None
+        sphere = P.SPHERE_WORD.get(sphere, sphere)
         issuer = r["issuer"]
         end = r.end()
         if issuer is None and family in P.ISSUER_FAMILIES:
             after = P.ISSUER_AFTER.match(text, end)
             if after:
                 issuer = after["issuer"]
-        if sphere is None and issuer is None and P.FEDERAL_BODY_AFTER.match(low, end):
-            sphere = "federal"
+        if sphere is None and issuer is None:
+            if P.FEDERAL_BODY_AFTER.match(low, end):
+                sphere = "federal"
+            elif after := P.SPHERE_AFTER.match(low, end):
+                sphere = after.lastgroup
         if issuer is not None:
             issuer = " ".join(issuer.split())
         items = [(pos, r)]
@@ -151,6 +157,8 @@ class Scan:
             li = P.LIST_ITEM_LOW.match(low, cursor)
             if li is None or not (plural or li["no"] or li["year"] or _dated(li)):
                 break
+            if ";" in low[cursor:li.start("start")] and not (li["no"] or _dated(li)):
+                break  # after a semicolon, only an item that says it is a norm goes on
             items.append((li.start("start"), li))
             cursor = li.end()
         list_year = _year_of(items[-1][1]) if len(items) > 1 else None
@@ -182,6 +190,9 @@ class Scan:
             flags.append("list_year")
         if year is not None and not FIRST_YEAR <= year <= _this_year() + 1:
             flags.append("implausible_year")
+        if sphere == "federal" and family == "lei" and year is not None \
+                and ("lei.complementar", number, year) in P.KNOWN_FEDERAL:
+            family = "lei.complementar"  # "Lei Federal nº 101/2000": no ordinary law bears it
         if sphere is not None:
             source = "written"
         elif issuer and issuer.lower() in P.FEDERAL_ISSUERS:

@@ -166,17 +166,34 @@ def revocation_cycles(edges: Iterable[tuple[Hashable, Hashable]]) -> list[tuple[
 
 def _drop_named_echoes(text: str, raws: list[Citation]) -> list[Citation]:
     """'Lei nº 5.172/66 (CTN)', 'Código Tributário Nacional (Lei nº 5.172/66)': one norm named
-    twice side by side is one citation, the one with the number as written."""
+    twice side by side is one citation, the one with the number as written. The name says
+    which norm the number is: "Lei nº 101/2000 – Lei de Responsabilidade Fiscal" is the
+    federal LC 101/2000, not a municipal law 101/2000."""
     out: list[Citation] = []
     for c in raws:
         prev = out[-1] if out else None
-        if prev is not None and prev.family == c.family and prev.number == c.number \
+        if prev is not None and prev.number == c.number and prev.number is not None \
+                and (prev.year is None or c.year is None or prev.year == c.year) \
                 and not text[prev.end:c.start].strip(" \t\n()[],;-–—/"):
-            if "known_law" in prev.flags and "known_law" not in c.flags:
-                out[-1] = c
-            continue
+            known, written = (prev, c) if "known_law" in prev.flags else (c, prev)
+            if "known_law" in known.flags and "known_law" not in written.flags:
+                _take_known(written, known)
+                out[-1] = written
+                continue
+            if prev.family == c.family:
+                continue
         out.append(c)
     return out
+
+
+def _take_known(written: Citation, known: Citation) -> None:
+    """The number as written, the family, sphere and date of the norm its name names."""
+    if written.family in (known.family, "lei") and written.sphere_source in (
+            "implied", "text", "known"):
+        written.family, written.sphere, written.sphere_source = \
+            known.family, known.sphere, "known"
+        written.year = written.year or known.year
+        written.date = written.date or known.date
 
 
 def _heading(text: str, raws: list[Citation]) -> Citation | None:

@@ -1,10 +1,11 @@
 """A norm's legal life: revoked, revoked in part, suspended, altered, or no revocation known.
 
 The evidence comes from two places: the vínculos a SAPL publishes (Lei 2.199 "revoga
-integralmente" Lei 1.996) and the texts of norms ("Ficam revogadas …, especialmente a Lei
-Municipal nº 1.996", "(Redação dada pela Lei nº 2758/1973)"). Every piece of evidence names
-the norm that acted and the sentence or vínculo that says so. "No revocation known" is what
-it says: silence is not proof that a norm is in force.
+integralmente" Lei 1.996) and the texts of norms ("Fica revogada a Lei Municipal nº 1.996",
+"(Redação dada pela Lei nº 2758/1973)"); "revogadas as disposições em contrário, especialmente
+as contidas na Lei X" is no evidence of a revocation of Lei X (see citation_acts). Every piece
+of evidence names the norm that acted and the sentence or vínculo that says so. "No revocation
+known" is what it says: silence is not proof that a norm is in force.
 """
 
 from __future__ import annotations
