@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_FORMULA = "^([" + re.escape("".join(FORMULA_START)) + "])"
+_FORMULA = "^[" + re.escape("".join(FORMULA_START)) + "]"
 
 
 def inert(value: str) -> str:
@@ -27,5 +27,18 @@ def inert_column(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArr
     they are: numbers and times are never formulas)."""
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
         return column
-    return pc.replace_substring_regex(column, pattern=_FORMULA, replacement="'\\1",
-                                      max_replacements=1)
+    if isinstance(column, pa.ChunkedArray):
+        return pa.chunked_array([inert_column(c) for c in column.chunks], type=column.type)
+    # Found with one anchored pattern (16 ms for 100 MB of page text); the few cells found
+    # are rewritten alone and the column put together again around them by slices, one
+    # copy: Arrow's if_else and replace_with_mask on strings took 4 s for those 100 MB.
+    found = pc.indices_nonzero(pc.match_substring_regex(column, _FORMULA)).to_pylist()
+    if not found:
+        return column
+    pieces, after = [], 0
+    for i in found:
+        pieces += [column.slice(after, i - after), pa.array([inert(column[i].as_py())],
+                                                          type=column.type)]
+        after = i + 1
+    pieces.append(column.slice(after))
+    return pa.concat_arrays(pieces)
