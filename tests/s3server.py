@@ -187,13 +187,21 @@ class CheckingS3Server:
     policy and its access key are made while moto still lets anyone in (its
     INITIAL_NO_AUTH_ACTION_COUNT), then every request must be signed with that key."""
 
-    SETUP_ACTIONS = 4  # create the bucket, the user, its key, its policy
-
-    def __init__(self, bucket: str) -> None:
+    def __init__(self, bucket: str, limited: dict[str, list[str]] | None = None) -> None:
+        """LIMITED: users of their own key that may do only some things, name -> the S3
+        actions and keys they may do them on ("s3:PutObject o/0*"); the bucket's name is
+        put before each key."""
         self.port = free_port()
         self.bucket = bucket
+        self.limited = limited or {}
+        self.keys: dict[str, tuple[str, str]] = {}  # a limited user's (key id, secret)
         self.process: subprocess.Popen | None = None
         self.key_id = self.secret = ""
+
+    @property
+    def setup_actions(self) -> int:
+        """The bucket, then per user: itself, its key, its policy."""
+        return 1 + 3 * (1 + len(self.limited))
 
     @property
     def endpoint(self) -> str:
@@ -212,7 +220,7 @@ class CheckingS3Server:
         moto = shutil.which("moto_server", path=str(Path(sys.executable).parent))
         if moto is None:
             raise RuntimeError("moto_server not found: run `make install` (the test extra)")
-        env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": str(self.SETUP_ACTIONS)}
+        env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": str(self.setup_actions)}
         self.process = subprocess.Popen([moto, "-H", "127.0.0.1", "-p", str(self.port)],
                                         env=env, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL)
@@ -229,6 +237,15 @@ class CheckingS3Server:
             {"Version": "2012-10-17",
              "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
         self.key_id, self.secret = key["AccessKeyId"], key["SecretAccessKey"]
+        for user, grants in self.limited.items():
+            iam.create_user(UserName=user)
+            key = iam.create_access_key(UserName=user)["AccessKey"]
+            statements = [{"Effect": "Allow", "Action": action,
+                           "Resource": f"arn:aws:s3:::{self.bucket}" + (f"/{on}" if on else "")}
+                          for action, _, on in (g.partition(" ") for g in grants)]
+            iam.put_user_policy(UserName=user, PolicyName="limited", PolicyDocument=json.dumps(
+                {"Version": "2012-10-17", "Statement": statements}))
+            self.keys[user] = (key["AccessKeyId"], key["SecretAccessKey"])
         return self
 
     def _listening(self) -> bool:

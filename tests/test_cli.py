@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import random
@@ -222,6 +223,49 @@ def test_no_control_character_from_data_reaches_the_terminal(hostile_corpus, arg
     if args[0] in ("show", "search"):
         assert "[bold red]falso[/]" in out and ":warning:" in out  # markup and emoji as text
         assert "\\u202egnp.exe" in out
+
+
+def _on_a_terminal(*args: str) -> str:
+    """What `locleg ARGS` writes when its stdout is a terminal (a pty in raw mode: bytes as
+    written, no newline translation)."""
+    import pty
+    import tty
+
+    leader, follower = pty.openpty()
+    tty.setraw(follower)
+    env = {**os.environ, "COLUMNS": "200"}
+    child = subprocess.Popen([shutil.which("locleg") or "locleg", *args], stdout=follower,
+                             stderr=subprocess.PIPE, env=env)
+    os.close(follower)
+    out = bytearray()
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(leader)
+    assert child.wait(timeout=120) == 0, child.stderr.read().decode()
+    child.stderr.close()
+    return out.decode()
+
+
+def test_search_csv_on_a_terminal_shows_controls_and_to_a_file_keeps_them(hostile_corpus):
+    """`search --csv` on a terminal: the cells' control characters are shown, never obeyed
+    (an OSC 8 hyperlink hiding its target, a screen clear); to a file or a pipe the CSV is
+    the data exactly (formulas aside), as the web's CSV."""
+    out = _on_a_terminal("search", "moto", "--csv", "--corpus", str(hostile_corpus))
+    assert not [c for c in RAW_CONTROLS if c in out.replace("\r\n", "\n")], repr(out)
+    [row] = list(csv.DictReader(out.splitlines()))
+    assert row["ementa"] == HOSTILE.replace("\x1b", "\\x1b").replace("\x07", "\\x07") \
+        .replace("\r", "\\x0d").replace("\x9b", "\\x9b").replace("\u202e", "\\u202e")
+    assert row["document_urls"] == "http://example.org/\\x1b[2Jlei.txt"
+    piped = CliRunner().invoke(cli, ["search", "moto", "--csv", "--corpus", str(hostile_corpus)],
+                               catch_exceptions=False).stdout
+    [row] = list(csv.DictReader(io.StringIO(piped, newline="")))
+    assert row["ementa"] == HOSTILE and row["type_raw"] == "Lei\x1b[8m"
 
 
 def test_show_prints_each_hostile_field_visibly(hostile_corpus):

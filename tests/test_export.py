@@ -20,19 +20,25 @@ import httpx
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from sqlalchemy import select
 
 from locleg.corpus import init_corpus
 from locleg.export import export_release, make_options
 from locleg.export.release import PROGRESS, STAGING
 from locleg.store import utcnow
+from locleg.store.schema import record
 from tests.conftest import BACKENDS, module_corpus, run_cli
 from tests.explorer_fixtures import (
     JUAZEIRO,
     PETROLINA,
+    SEED_EMENTA,
     SEED_URL,
     SEED_URN,
     XSS_TEXT,
     LiveServer,
+    _add_document,
+    _extracted,
+    add_formula_norm,
     build_big_text_corpus,
     build_explorer_corpus,
 )
@@ -261,6 +267,50 @@ def test_filters_narrow_the_release(built, tmp_path):
     assert len(citations) == 0 and "kind" in citations.columns
     assert json.loads((one / "manifest.json").read_text())["filters"]["jurisdiction"] == [
         PETROLINA]
+
+
+def test_csv_cells_that_start_a_formula_are_made_inert(tmp_path):
+    """A release is served to anyone at /exports: its CSV must not run formulas when opened
+    in a spreadsheet (the quote rule of the search's CSV), while Parquet and JSON lines keep
+    the exact value."""
+    corpus = init_corpus(tmp_path / "corpus")
+    ec = build_explorer_corpus(corpus, refresh=False)
+    norm_id = add_formula_norm(corpus)
+    with corpus.store.engine.connect() as conn:
+        record_id = conn.execute(select(record.c.id).where(record.c.norm_id == norm_id)).scalar()
+    page = '=HYPERLINK("http://evil.example","clique")'
+    _add_document(ec, "formula", record_id, "https://sapl.juazeiro.ba.leg.br/f.pdf",
+                  b"%PDF-1.4 formula", "application/pdf")
+    _extracted(ec, "formula", "text", "pdfium", None, [page, "-1 ponto", "Art. 1º = 2"])
+    corpus.close()
+    ementa = '=HYPERLINK("http://evil.example","planilha")'
+    read = {}
+    for fmt in ("csv", "jsonl", "parquet"):
+        release = tmp_path / fmt
+        run_cli("export", str(release), "--format", fmt, "--with-text", "--uf", "BA",
+                corpus=tmp_path / "corpus", check=True)
+        if fmt == "parquet":
+            read[fmt] = {t: pd.read_parquet(release / t) for t in ("norms", "records", "texts")}
+        else:
+            read[fmt] = {t: pd.concat(
+                pd.read_csv(f, dtype=str, keep_default_na=False) if fmt == "csv"
+                else pd.read_json(f, lines=True, dtype=False)
+                for f in (release / t).glob("*/*.gz")) for t in ("norms", "records", "texts")}
+    for fmt, tables in read.items():
+        quote = "'" if fmt == "csv" else ""
+        norms, records, texts = tables["norms"], tables["records"], tables["texts"]
+        formula = norms[norms["norm_id"].astype(int) == norm_id].iloc[0]
+        assert (formula["ementa"], formula["type_raw"], formula["number"]) == (
+            quote + ementa, quote + "@SUM(A1)", quote + "-2+3"), fmt
+        assert quote + ementa in set(records["ementa"]), fmt
+        pages = texts[texts["document_id"].astype(int) == ec.documents["formula"]]
+        assert sorted(pages["text"]) == sorted([quote + page, quote + "-1 ponto",
+                                                "Art. 1º = 2"]), fmt
+        seed = norms[norms["norm_id"].astype(int) == ec.norms["seed"]].iloc[0]
+        assert seed["ementa"] == SEED_EMENTA, fmt  # other values untouched
+    card = (tmp_path / "csv" / "README.md").read_text()
+    assert "has a single quote `'` put before it" in card
+    assert "Values are exactly as stored." in (tmp_path / "jsonl" / "README.md").read_text()
 
 
 # -- a killed export ---------------------------------------------------------------------------

@@ -276,3 +276,19 @@ def test_page_size_limit_splits_pdf_pages_too() -> None:
     whole = extract(data).text
     assert "".join(p.text for p in result.pages).replace(" ", "").replace("\n", "") == (
         whole.replace(" ", "").replace("\n", ""))
+
+
+@pytest.mark.parametrize("depth", [300, 500_000])
+def test_html_nested_past_the_parsers_depth_keeps_its_text(depth: int) -> None:
+    """libxml2 builds no tree deeper than 256 elements and drops what lies below: the page
+    is read from the parser's events instead, its text whole, its script still left out."""
+    page = ("<html><head><script>alert('x')</script></head><body>" + "<div>" * depth
+            + f"<h1>LEI Nº 7</h1><p>{LAW[0]}</p><table><tr><td>Meta 1</td><td>Ciclovias</td>"
+            "</tr></table><pre>  Art. 2º\n   recuado</pre>" + "</div>" * depth
+            + f"<p>{LAW[1]}</p></body></html>").encode()
+    result = extract(page, "text/html")
+    assert result.status == "extracted", result.detail
+    assert result.pages[0].text == (f"LEI Nº 7\n{LAW[0]}\nMeta 1 Ciclovias\nArt. 2º\n"
+                                    f"recuado\n{LAW[1]}")
+    assert result.detail.endswith("elements nested deeper than 256: read flat, the page's "
+                                  "chrome kept")

@@ -306,12 +306,20 @@ def test_guard_allows_a_loopback_source_only_its_own_host_and_port():
         assert "private" in await check("http://public.example", "http://192.168.0.1/a")
         assert "cannot resolve" in await check(local, "http://unknown.example/a")
         # IPv6 addresses that lead to an IPv4 host are as private as that host: NAT64,
-        # 6to4, IPv4-compatible, IPv4-mapped, Teredo; and a network's own NAT64 prefix.
-        for address in ("64:ff9b::a00:1", "64:ff9b::7f00:1", "2002:c0a8:1::1", "::7f00:1",
-                        "::ffff:10.0.0.1", "2001:0:4136:e378:8000:63bf:3fff:fdd2",
-                        "64:ff9b:1::808:808"):
-            assert "private" in await check("http://public.example", f"http://[{address}]/a")
-        for address in ("64:ff9b::808:808", "2002:808:808::1", "2001:4860:4860::8888"):
+        # 6to4, IPv4-compatible, IPv4-mapped, IPv4-translated, Teredo; and a network's own
+        # NAT64 prefix. Each form with a private, a loopback and a link-local (cloud
+        # metadata) IPv4 inside; each with a public one inside passes.
+        for address in ("64:ff9b::a00:1", "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe",
+                        "2002:c0a8:1::1", "2002:7f00:1::1", "2002:a9fe:a9fe::1",
+                        "::7f00:1", "::a9fe:a9fe", "::1", "::",
+                        "::ffff:10.0.0.1", "::ffff:127.0.0.1", "::ffff:169.254.169.254",
+                        "::ffff:0:10.0.0.1", "::ffff:0:127.0.0.1", "::ffff:0:169.254.169.254",
+                        "::ffff:0:0:0", "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+                        "2001:0:4136:e378:8000:63bf:f5ff:fffe", "64:ff9b:1::808:808"):
+            assert "private" in await check("http://public.example",
+                                            f"http://[{address}]/a"), address
+        for address in ("64:ff9b::808:808", "2002:808:808::1", "2001:4860:4860::8888",
+                        "::ffff:0:808:808", "::ffff:8.8.8.8", "::808:808"):
             assert await check("http://public.example", f"http://[{address}]/a") == "ok"
 
     asyncio.run(main())

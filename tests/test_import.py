@@ -426,6 +426,66 @@ def test_a_value_the_database_would_refuse_rejects_the_manifest_whole(corpus, du
     assert corpus.store.status()["norms"] == 0
 
 
+def test_every_column_with_a_nul_or_5000_characters_is_refused_or_stored_whole(corpus, dump):
+    """Each manifest column in turn: a NUL (PostgreSQL text refuses it) rejects the manifest
+    naming line and column, before anything is written; 5,000 random characters are either
+    refused with a reason or stored exactly (an ementa, a title, a norm's page)."""
+    rng = random.Random(23)
+    good = {"file": "lei2199.txt", "type": "Lei", "number": "1", "year": "2011"}
+    header = MANIFEST_HEADER + ["norm_url", "jurisdiction"]
+    stored = {}
+    for column in header:
+        base = {"file": "decreto45.txt", "type": "Decreto", "number": "45", "year": "2013"}
+        with pytest.raises(ManifestError) as raised:
+            import_path(corpus, write_manifest(dump, [good, {
+                **base, column: base.get(column, "x") + "\x00z"}], header), JUAZEIRO)
+        assert f"line 3, column {column!r}: contains a NUL character" in str(raised.value)
+        long = "".join(rng.choice("abcdefghij") for _ in range(5000))
+        if column in ("url", "norm_url"):
+            long = "https://example.org/" + long
+        # A file of its own: a new document each time (a document's title is set once).
+        (dump / f"{column}.txt").write_text(f"DECRETO Nº 45/2013 {column}")
+        try:
+            import_path(corpus, write_manifest(dump, [good, {
+                **base, "file": f"{column}.txt", column: long}], header), JUAZEIRO)
+        except ManifestError as e:
+            assert "nothing was imported:\n  manifest.csv line 3" in str(e), column
+            assert len(str(e)) < 400, column
+        else:
+            with corpus.store.engine.connect() as conn:
+                stored[column] = long in {v for row in conn.exec_driver_sql(
+                    "SELECT r.ementa, r.url, d.title FROM record r JOIN document d "
+                    "ON d.record_id = r.id") for v in row}
+    assert stored == {"ementa": True, "norm_url": True, "title": True}
+
+
+def test_absurd_cells_are_named_by_their_line_in_short_messages(corpus, dump):
+    """A 5,000-character file name or IBGE code, a cell past the csv module's limit: the
+    manifest is refused naming the right line, each reason in a short line (the value cut
+    to its two ends), and nothing is written."""
+    rows = [{"file": "lei2199.txt", "type": "Lei", "number": "1", "year": "2011"},
+            {"file": "b" * 5000 + ".txt", "type": "Lei", "number": "2", "year": "2011"},
+            {"file": "sub/" * 2000 + "a.txt", "type": "Lei", "number": "3", "year": "2011"},
+            {"file": "lei2199.txt", "type": "Lei", "number": "4", "year": "2011",
+             "jurisdiction": "9" * 5000}]
+    header = MANIFEST_HEADER + ["jurisdiction"]
+    with pytest.raises(ManifestError) as raised:
+        import_path(corpus, write_manifest(dump, rows, header), JUAZEIRO)
+    lines = str(raised.value).splitlines()
+    assert lines[0] == "manifest.csv has 3 bad rows; nothing was imported:"
+    assert [line.split(":")[0].strip() for line in lines[1:]] == [
+        "manifest.csv line 3", "manifest.csv line 4", "manifest.csv line 5"]
+    assert lines[1].endswith(".txt (5,004 characters): File name too long")
+    assert "(8,005 characters)" in lines[2] and "(5,000 characters)' is not an IBGE" in lines[3]
+    assert max(len(line) for line in lines) < 250
+    huge = rows[:1] * 3 + [{**rows[0], "ementa": "x" * 200_000}] + rows[:1]
+    with pytest.raises(ManifestError) as raised:
+        import_path(corpus, write_manifest(dump, huge, header), JUAZEIRO)
+    assert str(raised.value) == ("manifest.csv line 5: a cell is longer than 131,072 "
+                                 "characters, more than any field of a norm holds")
+    assert corpus.store.status()["norms"] == 0
+
+
 def test_column_limits_come_from_the_schema():
     assert refusal(record_table.c.number, "1" * record_table.c.number.type.length) is None
     assert refusal(record_table.c.number, "1" * (record_table.c.number.type.length + 1))

@@ -330,3 +330,73 @@ def test_open_blobs_takes_a_path_a_file_url_or_an_object_store_url(tmp_path, s3)
     assert stored.created and not store.put(b"lei").created
     assert dict(store.inventory()) == {stored.sha256: 3}
     assert store.read(stored.sha256) == b"lei" and store.verify(stored.sha256) is None
+
+
+def test_migrate_with_refused_credentials_is_one_line_moves_nothing_half_way_and_loses_nothing(
+        tmp_path):
+    """A wrong secret; then a key the bucket lets write only half the originals (refused mid
+    run, after some were copied); then the right key: each refusal is one line that never
+    prints the secret, the corpus keeps using, and holding, its old store, and the run with
+    the right key copies the rest and switches."""
+    bucket = "corpus-migrate"
+    half = [f"s3:PutObject o/{prefix}*" for prefix in "01234567"]
+    server = CheckingS3Server(bucket, limited={"half-writer": [
+        "s3:ListBucket", "s3:GetObject o/*", "s3:PutObject o/locleg-originals.txt", *half]}
+    ).start()
+    try:
+        corpus, target = tmp_path / "corpus", f"s3://{bucket}/o"
+        run_cli("init", str(corpus), check=True)
+        files = make_dump(tmp_path / "dump", 40)
+        run_cli("import", str(tmp_path / "dump"), "-j", JUAZEIRO, corpus=corpus, check=True)
+        digests = sorted(hashlib.sha256(d).hexdigest() for d in files.values())
+
+        wrong = run_cli("migrate", "--originals", target, corpus=corpus,
+                        env=server.env(secret="wrong-secret-never-printed"))
+        assert wrong.returncode == 1 and len(error_lines(wrong)) == 1, wrong.stderr
+        assert error_lines(wrong)[0].startswith(
+            f"error: originals store {target} unavailable while writing to it: access refused")
+        assert "wrong-secret-never-printed" not in wrong.stdout + wrong.stderr
+
+        half_key = server.keys["half-writer"]
+        refused = run_cli("migrate", "--originals", target, corpus=corpus,
+                          env=server.env(*half_key))
+        assert refused.returncode == 1 and len(error_lines(refused)) == 1, refused.stderr
+        assert "unavailable while storing " in refused.stderr
+        assert "access refused (Access Denied)" in refused.stderr
+        assert "Traceback" not in refused.stderr and half_key[1] not in refused.stderr
+        copied = {k.rsplit("/", 1)[-1] for k in _keys(server, "o/")} - {"locleg-originals.txt"}
+        assert copied and copied < set(digests)  # refused half way through
+        for _ in range(2):  # the corpus still uses, and holds, every original
+            assert settings_originals(corpus) == "originals"
+            assert sorted(BlobStore(corpus / "originals")) == digests
+            checked = run_cli("check", corpus=corpus, check=True)
+            assert "OK: 40 versions, 40 originals verified" in checked.stdout
+
+        done = run_cli("migrate", "--originals", target, corpus=corpus, env=server.env(),
+                       check=True)
+        out = " ".join(done.stdout.split())
+        assert f"{40 - len(copied)} copied" in out
+        assert f"{len(copied)} already there and intact" in out
+        assert settings_originals(corpus) == target
+        checked = run_cli("check", corpus=corpus, env=server.env(), check=True)
+        assert "OK: 40 versions, 40 originals verified" in checked.stdout
+
+        # Back to a folder with a wrong secret: refused before anything is read.
+        back = tmp_path / "back"
+        refused = run_cli("migrate", "--originals", str(back), corpus=corpus,
+                          env=server.env(secret="wrong-secret-never-printed"))
+        assert refused.returncode == 1 and len(error_lines(refused)) == 1, refused.stderr
+        assert "access refused" in refused.stderr and settings_originals(corpus) == target
+        assert not list(BlobStore(back))
+    finally:
+        server.stop()
+
+
+def _keys(server: CheckingS3Server, prefix: str) -> list[str]:
+    import boto3
+
+    client = boto3.client("s3", endpoint_url=server.endpoint, region_name="us-east-1",
+                          aws_access_key_id=server.key_id, aws_secret_access_key=server.secret)
+    pages = client.get_paginator("list_objects_v2").paginate(Bucket=server.bucket,
+                                                             Prefix=prefix)
+    return [o["Key"] for page in pages for o in page.get("Contents", [])]

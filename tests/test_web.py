@@ -47,6 +47,7 @@ from tests.explorer_fixtures import (
     build_big_text_corpus,
     build_explorer_corpus,
 )
+from tests.s3server import wait_for
 from tests.seed000_text import PAGES
 
 # These tests read the pages in English, the catalogue's source strings;
@@ -1251,6 +1252,117 @@ def test_a_search_past_its_deadline_gets_a_503_that_says_to_narrow_it(big_site):
             else:
                 assert "took longer than 1e-09 s and was stopped: narrow it" in response.text
         assert client.get("/norm/1").status_code == 200  # other pages are not searches
+
+
+# -- a 100 MB text: the search's deadline and disconnect paths (issue 23) ------------------
+
+GIANT_CHARS = 100_000_000
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def giant_site(request, tmp_path_factory):
+    """A corpus whose one norm holds a 100 MB text full of the word (built by code, indexed
+    as any text is), and a small one."""
+    corpus, url = module_corpus(request, tmp_path_factory, "giant")
+    built = build_big_text_corpus(corpus, texts=1, chars=10_000, giant_chars=GIANT_CHARS)
+    yield built
+    corpus.close()
+
+
+class _PeakRss(threading.Thread):
+    """This process's highest resident memory while it runs, sampled every 5 ms (the
+    served requests run in this process's threads)."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.peak, self.halt = _rss(), threading.Event()
+
+    def run(self) -> None:
+        while not self.halt.wait(0.005):
+            self.peak = max(self.peak, _rss())
+
+
+def _rss() -> int:
+    with open("/proc/self/status") as status:
+        return int(status.read().split("VmRSS:")[1].split()[0]) * 1024
+
+
+def test_a_100_mb_text_is_searched_exported_and_shown_in_bounded_time_and_memory(giant_site):
+    import gc
+
+    giant = giant_site.norms["giant"]
+    gc.collect()
+    with LiveServer(giant_site.corpus, refresh_at_start=False) as live, \
+            httpx.Client(base_url=live.url, timeout=120, headers=ENGLISH) as client:
+        client.get("/search?q=regulamenta")  # the first search's one-time costs
+        sampler = _PeakRss()
+        before = sampler.peak
+        sampler.start()
+        try:
+            for path in (f"/search?q={BIG_TEXT_WORD}", f"/search.json?q={BIG_TEXT_WORD}",
+                         f"/search.csv?q={BIG_TEXT_WORD}", f"/search.jsonl?q={BIG_TEXT_WORD}",
+                         '/search?q="moto registrada" mototaxista', f"/norm/{giant}",
+                         f"/norm/{giant}.json", f"/document/{giant_site.documents['giant']}"):
+                started = time.monotonic()
+                response = client.get(path)
+                assert response.status_code == 200, path
+                assert time.monotonic() - started < BOUND_S, path
+                assert len(response.content) < 1_000_000, path
+                if path.startswith("/search.json?"):
+                    assert giant in [h["id"] for h in response.json()["results"]]
+        finally:
+            sampler.halt.set()
+            sampler.join()
+    # Neither the text nor a copy of it was held: the snippet reads its first 100,000
+    # characters, the norm page its first page's opening.
+    assert sampler.peak - before < GIANT_CHARS // 2, (before, sampler.peak)
+
+
+def test_a_search_over_a_100_mb_text_too_costly_or_left_by_its_client_stops(giant_site,
+                                                                          monkeypatch):
+    """Past its deadline: the 503 that says to narrow it, on every search route. Its client
+    gone: the real search over the giant text, asked after that, does no work
+    (SearchCancelled), rather than read and rank for nobody."""
+    from locleg.web.views import search as search_view
+
+    corpus = giant_site.corpus
+    with LiveServer(corpus, refresh_at_start=False, search_deadline=1e-9) as live, \
+            httpx.Client(base_url=live.url, timeout=60) as client:
+        for path in ("/search", "/search.json", "/search.csv", "/search.jsonl"):
+            response = client.get(f"{path}?q={BIG_TEXT_WORD}")
+            assert response.status_code == 503, path
+            assert "took longer than 1e-09 s and was stopped: narrow it" in response.text
+
+    entered, left = threading.Event(), threading.Event()
+    outcome: list[BaseException | str] = []
+    real_search = search_view.search
+
+    def held(store, request, budget):
+        entered.set()
+        assert left.wait(60)
+        deadline = time.monotonic() + BOUND_S
+        while not budget.cancelled and time.monotonic() < deadline:
+            time.sleep(0.01)  # the server notices the closed connection within 0.1 s
+        try:
+            result = real_search(store, request, budget=budget)
+        except BaseException as e:  # noqa: BLE001 - handed to the test thread
+            outcome.append(e)
+            raise
+        outcome.append(f"{result.total} found for nobody")
+        return result
+
+    monkeypatch.setattr(search_view, "search", held)
+    with LiveServer(corpus, refresh_at_start=False, search_deadline=600) as live:
+        with socket.create_connection(("127.0.0.1", live.port)) as client:
+            client.sendall(f"GET /search?q={BIG_TEXT_WORD} HTTP/1.1\r\n"
+                           "Host: 127.0.0.1\r\n\r\n".encode())
+            assert entered.wait(60)
+        left.set()
+        wait_for(lambda: outcome, timeout=60, what="the search to end")
+        monkeypatch.undo()
+        after = httpx.get(f"{live.url}/search.json?q=mototaxista", timeout=60)
+    assert [type(e) for e in outcome] == [SearchCancelled], outcome
+    assert after.status_code == 200  # the server goes on serving
 
 
 def test_a_client_that_leaves_stops_its_search(big_site):

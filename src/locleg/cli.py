@@ -51,8 +51,13 @@ def printable(value: object) -> str:
     Control characters become visible escapes (ESC -> \\x1b), markup in the data is escaped
     ("[bold]" stays text). Every command prints data through this.
     """
-    text = str(value).replace("\r\n", "\n")
-    return escape(_CONTROLS.sub(_visible, text))
+    return escape(visible_controls(str(value)))
+
+
+def visible_controls(text: str) -> str:
+    """Plain text a terminal shows and never obeys: control characters as visible escapes
+    (ESC -> \\x1b), a CRLF as a line break."""
+    return _CONTROLS.sub(_visible, text.replace("\r\n", "\n"))
 
 
 def json_text(data, indent: int | None = None, default=None) -> str:

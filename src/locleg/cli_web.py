@@ -19,6 +19,7 @@ from .cli import (
     print_json,
     printable,
     progress_bar,
+    visible_controls,
 )
 from .config import corpus_path, read_settings
 from .enrich.status import NONE_KNOWN, STATUS_LABELS
@@ -109,6 +110,8 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
         if as_jsonl or as_csv:
             rows = iter_matches(corpus.store, request, budget=Budget(timeout))
             if as_csv:
+                if sys.stdout.isatty():
+                    rows = map(_shown_row, rows)
                 for piece in csv_lines(rows):
                     sys.stdout.write(piece)
             else:
@@ -160,6 +163,14 @@ def search(query: str, uf, jurisdiction, types, year_from, year_to, method, min_
                           highlight=False)
     about = "" if result.total_exact else "about "
     console.print(f"{about}{result.total:,} norms match")
+
+
+def _shown_row(row: dict) -> dict:
+    """An export row for a terminal: control characters in its text shown, never obeyed (a
+    CSV written to a file or a pipe keeps the data exact, as the web's does)."""
+    return {k: visible_controls(v) if isinstance(v, str)
+            else [visible_controls(i) for i in v] if isinstance(v, list) else v
+            for k, v in row.items()}
 
 
 def _ementa_text(hit) -> str:

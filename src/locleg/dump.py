@@ -173,7 +173,7 @@ def open_in_dump(root: str, path: str) -> int:
     the copy too. RefusedFile says why, naming the path inside the dump.
     """
     if not path.startswith(root + os.sep):
-        raise RefusedFile(f"{storable_path(path)} is outside {storable_path(root)}")
+        raise RefusedFile(f"{clipped(storable_path(path))} is outside {storable_path(root)}")
     relative = path[len(root) + 1:]
     parts = relative.split(os.sep)
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
@@ -190,7 +190,7 @@ def open_in_dump(root: str, path: str) -> int:
             os.close(fd)
             fd = opened
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise RefusedFile(f"{storable_path(relative)} is not a regular file")
+            raise RefusedFile(f"{clipped(storable_path(relative))} is not a regular file")
     except BaseException:
         os.close(fd)
         raise
@@ -200,7 +200,7 @@ def open_in_dump(root: str, path: str) -> int:
 def _refused(root: str, parts: list[str], relative: str, error: OSError) -> RefusedFile:
     """Why opening the path up to PARTS failed, in the dump's own terms."""
     partial = os.path.join(root, *parts)
-    shown, relative = storable_path("/".join(parts)), storable_path(relative)
+    shown, relative = storable_path("/".join(parts)), clipped(storable_path(relative))
     try:
         is_link = stat.S_ISLNK(os.lstat(partial).st_mode)
     except OSError:
@@ -217,6 +217,14 @@ def _refused(root: str, parts: list[str], relative: str, error: OSError) -> Refu
 def storable_path(path: str) -> str:
     """A path as text the database accepts: bytes of a non-UTF-8 name become \\xNN."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def clipped(value: str, keep: int = 120) -> str:
+    """A value as a message shows it: whole when short, else its two ends and its length, so
+    that a hostile 5,000-character cell cannot push the reason off the line."""
+    if len(value) <= keep:
+        return value
+    return f"{value[:keep // 2]}…{value[-keep // 2:]} ({len(value):,} characters)"
 
 
 def _link_target(link: str) -> str:
@@ -360,7 +368,13 @@ def _manifest_rows(manifest: Path, encoding: str) -> Iterator[tuple[int, dict[st
             for row in reader:
                 yield reader.line_num, {k: (v or "").strip() for k, v in row.items() if k}
         except csv.Error as e:
-            raise ManifestError(f"{manifest.name} line {reader.line_num}: {e}") from None
+            # The csv reader's own count: the DictReader's stops at the last good row.
+            line = reader.reader.line_num
+            if "field larger than field limit" in str(e):
+                raise ManifestError(f"{manifest.name} line {line}: a cell is longer than "
+                                    f"{csv.field_size_limit():,} characters, more than any "
+                                    "field of a norm holds") from None
+            raise ManifestError(f"{manifest.name} line {line}: {e}") from None
 
 
 def _entry_from_row(manifest: Path, line: int, row: dict[str, str],
@@ -385,7 +399,7 @@ def _entry_from_row(manifest: Path, line: int, row: dict[str, str],
     path = os.path.normpath(os.path.join(base, row["file"]))
     # A manifest from elsewhere must not pull /etc/passwd into a public corpus.
     if not path.startswith(base + os.sep):
-        raise ValueError(f"{where}: {row['file']} is outside the manifest's folder")
+        raise ValueError(f"{where}: {clipped(row['file'])} is outside the manifest's folder")
     if check_file:
         try:
             os.close(open_in_dump(base, path))
@@ -395,7 +409,7 @@ def _entry_from_row(manifest: Path, line: int, row: dict[str, str],
     if row.get("jurisdiction"):
         if not re.fullmatch(r"[0-9]{1,9}", row["jurisdiction"]):
             raise ValueError(
-                f"{where}: jurisdiction {row['jurisdiction']!r} is not an IBGE code"
+                f"{where}: jurisdiction {clipped(row['jurisdiction'])!r} is not an IBGE code"
             )
         code = int(row["jurisdiction"])
     if code is None:

@@ -14,6 +14,17 @@ from .tables import TABLES, TableSpec
 OCR_METHODS = ("ocr", "mixed")
 
 
+# What a reader must know of the values in each text format (Parquet keeps them exact).
+_VALUES = {
+    "jsonl": "Values are exactly as stored.",
+    "csv": "Values are as stored, except one rule for spreadsheets: a text cell starting "
+           "with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to Excel, "
+           "LibreOffice and Google Sheets) has a single quote `'` put before it, so that "
+           "opening the file runs nothing. Drop that one leading quote from such cells to get "
+           "the exact value, or read the Parquet or JSON lines release, which keep it.",
+}
+
+
 def _counts(column: pa.ChunkedArray) -> dict:
     return {str(item["values"]) if item["values"] is not None else "null": item["counts"]
             for item in pc.value_counts(column).to_pylist()}
@@ -185,9 +196,7 @@ def dataset_card(manifest: dict, stats: dict, jurisdictions_total: int,
               "`norms.norm_id`. Times are UTC; dates `YYYY-MM-DD`; JSON columns hold JSON "
               "text. " + ("In Parquet, `uf` is the partition folder (`uf=BA/`), not a column "
                           "of the files: DuckDB and pyarrow add it from the path." if
-                          fmt == "parquet" else "CSV cells are written as they are (no "
-                          "quoting of formula-like text): import the file into a "
-                          "spreadsheet rather than opening it by double-click."), ""]
+                          fmt == "parquet" else _VALUES[fmt]), ""]
     for t in tables:
         lines += _schema_section(t)
     lines += [

@@ -1,5 +1,6 @@
 """Writing one table of a release: Parquet, gzipped JSON lines or gzipped CSV, one folder per
-UF (hive style, uf=BA/part-00000.parquet), hashed as written, under temporary names.
+UF (hive style, uf=BA/part-00000.parquet), hashed as written, under temporary names. CSV
+cells a spreadsheet would run as formulas are made inert (locleg.spreadsheet).
 
 Rows arrive in batches mixing UFs; each UF keeps a small buffer of Arrow data that becomes a
 Parquet row group (or a run of lines) when it is big enough, and the buffers together never
@@ -21,6 +22,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from isal import igzip
 
+from ..spreadsheet import inert_column
 from .tables import TableSpec
 
 FORMATS = ("parquet", "jsonl", "csv")
@@ -129,7 +131,10 @@ class _Part:
             self.writer.write_table(table.drop_columns(["uf"]),
                                     row_group_size=max(1, table.num_rows))
         elif self.fmt == "csv":
-            self.writer.write_table(table)
+            # Spreadsheets open CSV: a cell they would run as a formula gets a quote before
+            # it, as in every CSV we write. Parquet and JSON lines keep the exact value.
+            self.writer.write_table(pa.table(
+                [inert_column(c) for c in table.columns], schema=table.schema))
         else:
             # orjson: UTF-8 out at once, times as ISO 8601, 4x json.dumps's speed here. A
             # few thousand rows at a time as Python objects: a whole row group of them took

@@ -45,6 +45,7 @@ _WRAPPER_SHARE = 0.5  # an element holding this share of the page text is a wrap
 _DESCEND_SHARE = 0.8  # the container is the deepest element holding this share of the text
 _CONTENT_SHARE = 0.4  # a <main>/<article> holding this share is taken as it is
 _LINK_SHARE = 0.6  # link text share of a block of links: a menu without a <nav>
+_TOO_DEEP = etree.ErrorTypes.ERR_RESOURCE_LIMIT  # "Excessive depth in document"
 
 
 def declared_charset(data: bytes) -> str | None:
@@ -60,10 +61,20 @@ def extract_html(data: bytes, charset: str | None = None) -> ExtractionResult:
     text = _CONTROLS.sub("", _XML_DECLARATION.sub("", text))
     result = ExtractionResult(status="empty", method="html", backend=BACKEND,
                               backend_version=BACKEND_VERSION)
+    parser = lxml.html.HTMLParser()
     try:
-        root = lxml.html.document_fromstring(text)
+        root = lxml.html.document_fromstring(text, parser=parser)
     except etree.ParserError:  # "Document is empty"
         result.detail = "no text in the HTML page"
+        return result
+    if any(e.type == _TOO_DEEP for e in parser.error_log):
+        # libxml2 builds no tree deeper than 256 elements (2,048 with huge_tree) and drops
+        # what lies below: read such a page from the parser's events instead, which have
+        # no depth. The portal around the text cannot be told apart then: all of it stays.
+        single_page(result, flat_text(text), "no text in the HTML page")
+        if result.status == "extracted":
+            result.detail = (f"encoding {encoding}; elements nested deeper than "
+                             f"{_depth_limit(parser)}: read flat, the page's chrome kept")
         return result
     container = main_container(root)
     raw = render_text(container) if container is not None else ""
@@ -71,6 +82,20 @@ def extract_html(data: bytes, charset: str | None = None) -> ExtractionResult:
     if result.status == "extracted":
         result.detail = f"encoding {encoding}; container {_describe(container)}"
     return result
+
+
+def _depth_limit(parser: etree.HTMLParser) -> str:
+    found = re.search(r"depth in document: (\d+)", str(parser.error_log))
+    return found[1] if found else "libxml2's limit"
+
+
+def flat_text(text: str) -> str:
+    """A page's text read from the parser's events, never as a tree: for pages nested past
+    what a tree can hold. Code, styling and widgets are still left out."""
+    writer = _TextWriter()
+    parser = etree.HTMLParser(target=writer, huge_tree=True, remove_comments=True)
+    parser.feed(text)
+    return parser.close()
 
 
 def _text_len(el: etree._Element) -> int:
@@ -151,28 +176,57 @@ def main_container(root: etree._Element) -> etree._Element | None:
 
 def render_text(container: etree._Element) -> str:
     """Text with a line break around every block and a space between table cells."""
-    parts: list[str] = []
-    in_pre = 0
+    writer = _TextWriter()
     for event, el in etree.iterwalk(container, events=("start", "end")):
         tag = el.tag if isinstance(el.tag, str) else ""
         if event == "start":
-            if tag == "pre":
-                in_pre += 1
-            if tag in _BLOCKS or tag == "br":
-                parts.append("\n")
+            writer.start(tag)
             if el.text and tag:
-                parts.append(el.text if in_pre else _squash(el.text))
+                writer.data(el.text)
             continue
-        if tag in _CELLS:
-            parts.append(" ")
-        if tag in _BLOCKS:
-            parts.append("\n")
-        if tag == "pre":
-            in_pre -= 1
+        writer.end(tag)
         if el is not container and el.tail:
-            parts.append(el.tail if in_pre else _squash(el.tail))
-    # One line per paragraph: blank lines carry no meaning in HTML.
-    return re.sub(r"[ \t]*\n[\s]*", "\n", "".join(parts))
+            writer.data(el.tail)
+    return writer.close()
+
+
+class _TextWriter:
+    """Text from start/data/end events (a tree's walk, or lxml's parser as its target): a
+    line break around every block, a space after a table cell, <pre> kept as it is, nothing
+    of _NEVER_TEXT elements."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.in_pre = 0
+        self.hidden = 0  # depth inside a _NEVER_TEXT element
+
+    def start(self, tag: str, attrib: object = None) -> None:
+        if self.hidden or tag in _NEVER_TEXT:
+            self.hidden += 1
+            return
+        if tag == "pre":
+            self.in_pre += 1
+        if tag in _BLOCKS or tag == "br":
+            self.parts.append("\n")
+
+    def end(self, tag: str) -> None:
+        if self.hidden:
+            self.hidden -= 1
+            return
+        if tag in _CELLS:
+            self.parts.append(" ")
+        if tag in _BLOCKS:
+            self.parts.append("\n")
+        if tag == "pre":
+            self.in_pre -= 1
+
+    def data(self, text: str) -> None:
+        if not self.hidden:
+            self.parts.append(text if self.in_pre else _squash(text))
+
+    def close(self) -> str:
+        # One line per paragraph: blank lines carry no meaning in HTML.
+        return re.sub(r"[ \t]*\n[\s]*", "\n", "".join(self.parts))
 
 
 def _squash(text: str) -> str:

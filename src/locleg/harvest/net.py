@@ -218,13 +218,18 @@ class Resolver:
         return found
 
 
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
-_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+# IPv6 ranges whose last 32 bits are an IPv4 address the packet reaches: NAT64's well-known
+# prefix (RFC 6052), IPv4-translated (RFC 2765, ::ffff:0:a.b.c.d), IPv4-compatible
+# (RFC 4291, deprecated; ::1 and :: fall in it and are judged as 0.0.0.x). IPv4-mapped
+# (::ffff:a.b.c.d), 6to4 and Teredo are read by the ipaddress module itself.
+_LAST_32_BITS_IPV4 = tuple(ipaddress.ip_network(n) for n in (
+    "64:ff9b::/96", "::ffff:0:0:0/96", "::/96"))
 
 
 def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address] | None:
-    """The IPv4 addresses an IPv6 address leads to (mapped, 6to4, Teredo, NAT64, compatible).
+    """The IPv4 addresses an IPv6 address leads to (mapped, translated, 6to4, Teredo, NAT64,
+    compatible).
 
     Such an address reaches the IPv4 host inside it, so it is only as public as that host.
     """
@@ -234,7 +239,7 @@ def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address] | N
         return [ip.sixtofour]
     if ip.teredo:
         return list(ip.teredo)
-    if ip in _NAT64 or ip in _IPV4_COMPATIBLE:
+    if any(ip in network for network in _LAST_32_BITS_IPV4):
         return [ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)]
     return None
 

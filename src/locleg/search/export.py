@@ -16,6 +16,7 @@ from datetime import date
 
 from sqlalchemy import bindparam, text
 
+from ..spreadsheet import inert
 from ..store import Store
 from . import textindex
 from .budget import Budget
@@ -28,9 +29,6 @@ EXPORT_COLUMNS = ("norm_id", "jurisdiction_code", "uf", "jurisdiction", "type_ra
 # Lists (a norm's documents) in a CSV cell: its items joined by this.
 LIST_SEPARATOR = " | "
 CHUNK = 1000
-# A cell starting with one of these is a formula (or becomes one) in Excel, LibreOffice and
-# Google Sheets: OWASP's advice is to prefix it with a single quote.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _ROWS = text(
     "SELECT n.id, n.jurisdiction_code, j.uf, j.name, n.type_raw, n.type_normalized, n.number, "
     "n.year, n.date, n.ementa, "
@@ -108,9 +106,7 @@ def csv_cell(value: object) -> object:
         return value.isoformat()
     if isinstance(value, list):
         value = LIST_SEPARATOR.join(str(v) for v in value)
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
+    return inert(value) if isinstance(value, str) else value
 
 
 def csv_lines(rows: Iterable[dict], flush_at: int = 1 << 16) -> Iterator[str]:

@@ -22,6 +22,7 @@ from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection, Engine
 
 from ..enrich.status import NONE_KNOWN
+from ..store.openings import WHOLE_TEXT_CHARS, read_opening
 from .budget import Budget
 from .snippets import EMENTA_SHOWN, WINDOW, Highlighter
 from .text import MARK_END, MARK_START, clean
@@ -59,25 +60,31 @@ def marked(fragment: str | None) -> Markup:
 # gives one row (LEFT JOINs). The norms to read: `{ids}`, filled per dialect below.
 _NORMS_AND_PAGES = """
 SELECT n.id, n.jurisdiction_code, n.type_raw, n.type_normalized, n.number, n.year, n.date,
-       n.ementa, n.status, n.urn, n.cited_by, d.id AS document_id, v.sha256, {window} AS text
+       n.ementa, n.status, n.urn, n.cited_by, d.id AS document_id, v.sha256, {window} AS text,
+       {page_row} AS page_row
 FROM norm n
 LEFT JOIN record r ON r.norm_id = n.id
 LEFT JOIN document d ON d.record_id = r.id AND d.removed_at IS NULL
 LEFT JOIN version v ON v.id = d.current_version_id
-LEFT JOIN page p ON p.version_id = d.current_version_id
+LEFT JOIN page p ON p.version_id = d.current_version_id{extraction}
 WHERE n.id {ids}
 ORDER BY n.id, d.id, p.number
 """
+# On SQLite a page of a huge version is left to store.openings (page_row is its rowid).
 _STATEMENTS = {
     "sqlite": text(_NORMS_AND_PAGES.format(
-        window="substr(p.text, 1, :chars)", ids="IN :ids",
+        window="CASE WHEN e.chars <= :whole THEN substr(p.text, 1, :chars) END",
+        page_row="CASE WHEN e.chars <= :whole THEN NULL ELSE p.rowid END",
+        extraction="\nLEFT JOIN extraction e ON e.version_id = d.current_version_id",
+        ids="IN :ids",
     )).bindparams(bindparam("ids", expanding=True)),
     # octet_length reads a stored text's size without decompressing it: a page shorter than
-    # the window (nearly all) is sent as it is, not counted character by character.
+    # the window (nearly all) is sent as it is, not counted character by character; a longer
+    # one is decompressed only as far as the window.
     "postgresql": text(_NORMS_AND_PAGES.format(
         window="CASE WHEN octet_length(p.text) <= :chars THEN p.text "
                "ELSE substr(p.text, 1, :chars) END",
-        ids="= ANY(CAST(:ids AS bigint[]))")),
+        page_row="NULL", extraction="", ids="= ANY(CAST(:ids AS bigint[]))")),
 }
 
 
@@ -90,12 +97,13 @@ def read_hits(conn: Connection, page: list[tuple[int, float | None]], highlighte
     if not page:
         return []
     rows = conn.execute(_STATEMENTS[conn.dialect.name],
-                        {"ids": [norm_id for norm_id, _ in page], "chars": WINDOW + 1})
+                        {"ids": [norm_id for norm_id, _ in page], "chars": WINDOW + 1,
+                         "whole": WHOLE_TEXT_CHARS})
     names = jurisdiction_names(conn, ())  # loaded once per process
     found: dict[int, Hit] = {}
     for norm_id, norm_rows in groupby(rows, key=lambda r: r.id):
         budget.check()
-        norm_rows = list(norm_rows)
+        norm_rows = _openings_read(conn, list(norm_rows))
         m = norm_rows[0]
         body = _opening(norm_rows)
         ementa = (m.ementa or "")[:EMENTA_SHOWN + 1]
@@ -114,6 +122,32 @@ def read_hits(conn: Connection, page: list[tuple[int, float | None]], highlighte
             found[norm_id].score = score
             hits.append(found[norm_id])
     return hits
+
+
+class _PageRow:
+    """A row of _NORMS_AND_PAGES whose text was read apart."""
+
+    def __init__(self, row, text: str) -> None:
+        self._row, self.text = row, text
+
+    def __getattr__(self, name: str):
+        return getattr(self._row, name)
+
+
+def _openings_read(conn: Connection, rows: list) -> list:
+    """The rows of one norm, each page the database left unread (page_row) read by its
+    opening bytes: the WINDOW + 1 characters the snippet may need, and only until the norm
+    has that many."""
+    if all(r.page_row is None for r in rows):
+        return rows
+    gathered, read = 0, []
+    for r in rows:
+        if r.page_row is not None:
+            r = _PageRow(r, read_opening(conn, r.page_row, WINDOW + 1)
+                         if gathered <= WINDOW else "")
+        gathered += len(r.text or "")
+        read.append(r)
+    return read
 
 
 def _opening(rows: list) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from functools import lru_cache
 
-from sqlalchemy import Select, and_, case, func, or_, select
+from sqlalchemy import Select, and_, case, false, func, literal_column, null, or_, select
 from sqlalchemy.engine import Connection
 
 from ..jurisdictions import fold
@@ -21,6 +21,7 @@ from ..params import check_method, check_type, ibge_code_problem
 from ..search.engine import UFS
 from ..search.query import quoted
 from ..store import Store, metadata
+from ..store.openings import WHOLE_TEXT_CHARS, read_opening
 from ..store.schema import (
     document,
     extraction,
@@ -744,14 +745,24 @@ def _documents(conn: Connection, record_ids: list[int], pages_shown: int,
     current = [d["current_version_id"] for d in docs if d["current_version_id"]]
     texts: dict[int, list[dict]] = {}
     if current:
+        opening = func.substr(page.c.text, 1, PAGE_TEXT_SHOWN + 1)
+        # On SQLite a page of a huge version is read by its opening bytes (store.openings).
+        on_sqlite = conn.dialect.name == "sqlite"
+        huge = or_(extraction.c.chars > WHOLE_TEXT_CHARS,
+                   extraction.c.chars.is_(None)) if on_sqlite else false()
+        rowid = literal_column("page.rowid") if on_sqlite else null()
         for p in conn.execute(
             select(page.c.version_id, page.c.number, page.c.method, page.c.confidence,
-                   func.substr(page.c.text, 1, PAGE_TEXT_SHOWN + 1).label("text"))
+                   case((huge, null()), else_=opening).label("text"),
+                   case((huge, rowid), else_=null()).label("page_row"))
+            .select_from(page.outerjoin(extraction,
+                                        extraction.c.version_id == page.c.version_id))
             .where(page.c.version_id.in_(current), page.c.number > page_after,
                    page.c.number <= page_after + pages_shown)
             .order_by(page.c.version_id, page.c.number)
         ).mappings():
-            shown = p["text"] or ""
+            shown = (read_opening(conn, p["page_row"], PAGE_TEXT_SHOWN + 1)
+                     if p["page_row"] is not None else p["text"] or "")
             texts.setdefault(p["version_id"], []).append({
                 **{k: p[k] for k in ("number", "method", "confidence")},
                 "text": shown[:PAGE_TEXT_SHOWN],
