@@ -697,12 +697,14 @@ def read_item(config: PortalConfig, node: Any, page_url: str,
     if raw_date and when is None:
         notes.append(f"date {raw_date[:40]!r} is not a date: left out")
     record["date"] = when if isinstance(when, date) else None
-    year = values.get("year")
+    raw_year = year = values.get("year")
     if isinstance(year, str):
         match = re.search(r"\b(\d{4})\b", year)
         year = rows.year(int(match[1])) if match else None
     elif not isinstance(year, int):
         year = None
+    if raw_year not in (None, "") and year is None:
+        notes.append(f"year {str(raw_year)[:40]!r} is not a year: left out")
     record["year"] = year or (record["date"].year if record["date"] else None)
     record["ementa"] = rows.text(values.get("ementa"))
     files: list[tuple[str, str]] = []
