@@ -286,7 +286,10 @@ def _next_search(ctx: SourceContext, payload: dict) -> dict:
         return _step(ctx, "close", f"{ctx.base_url}/{SEARCH}#close", {**rest,
                                                                       "closes_cycle": True})
     rss = ctx.state.get("listing", "rss") == "rss"
-    return _step(ctx, "search", search_url(ctx.base_url, todo[0], rss), payload)
+    # A search failing for good (a page cut short however often asked) ends the chain: the
+    # engine then closes the cycle as incomplete, recorded on the source.
+    return _step(ctx, "search", search_url(ctx.base_url, todo[0], rss),
+                 {**payload, "closes_cycle": True})
 
 
 async def _search(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
@@ -300,6 +303,16 @@ async def _search(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None
         expected = await h.db(_stored_count, ctx, part, types)
         await h.problem(ctx, "harvest", req.url, f"0 items where {expected:,} were expected "
                         f"({what}): {e}; the listing is incomplete, nothing is removed")
+        found = None
+    except FetchError as e:
+        if e.transient:
+            raise  # retried by the engine
+        # An answer that will not do however often asked (past the size cap, refused): this
+        # search is lost for the cycle, the others go on.
+        where, sep, cause = str(e).partition(": ")
+        cause = cause if sep and where.startswith("http") else str(e)  # the cause first
+        await h.problem(ctx, "harvest", req.url, f"{what} could not be read: {cause[:300]}; "
+                        "the listing is incomplete, nothing is removed")
         found = None
     if found is None:
         payload["complete"] = False
