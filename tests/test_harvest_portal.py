@@ -511,3 +511,23 @@ def test_a_postback_pager_that_starts_over_is_stopped_without_removals(tmp_path,
     assert loop.startswith("page 4 repeats an earlier page (the same 20 items): the paging "
                            "loops") and "no norm is marked removed" in loop
     assert len(posts) == 2 + 3  # never past the first page seen twice
+
+
+@pytest.mark.parametrize("location", ["http://10.0.0.7/media/x.pdf", "file:///etc/passwd",
+                                      "http://127.0.0.1:9/x.pdf"])
+def test_a_portal_redirecting_to_a_private_address_or_a_file_is_refused(tmp_path, corpus_dir,
+                                                                        location):
+    with GoApi(count=12) as go:
+        go.add_fault("redirect_private", r"/legislacoes/7/pdf", value=location)
+        add(corpus_dir, example("go", go.url, tmp_path), GO)
+        harvest(corpus_dir)
+        docs = documents(corpus_dir)
+    assert docs["7"][0]["data"] is None  # nothing fetched from there
+    assert all(d["data"] and d["data"].startswith(b"%PDF") for k, ds in docs.items()
+               for d in ds if k != "7")
+    (refused,) = [m for m in problems(corpus_dir) if "/legislacoes/7/pdf" in m or
+                  location in m]
+    assert refused.startswith("refused ") and refused.endswith(
+        "(not retried before the next cycle)")
+    assert ("is a loopback, private or link-local address" in refused
+            or "only http(s) URLs are followed" in refused), refused
