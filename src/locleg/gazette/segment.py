@@ -164,6 +164,7 @@ _TRAILER = re.compile(
     r"|.*\bedi[cç][aã]o\s+(?:n[º°o.]*\s*)?[\d.]+.*|ano\s+[ivxlc]+\b.*|(?:https?://|www\.)\S+(?:\s+\d+)?"
     r"|\*?\s*republica(?:do|da|[cç][aã]o|-se)\b.*)"
     rf"|{_ENTITY})[\s\f]*")
+_TRAILER_CHARS = 500
 _REPUBLISHED = re.compile(r"^[ \t*]*republica(?:do|da|[cç][aã]o|-se)\b", _I | _M)
 _CONTINUES = re.compile(
     r"^[ \t(*]*continua(?:\s+n[ao]\s+pr[oó]xim[ao]\s+(?:edi[cç][aã]o|p[aá]gina))?[ \t.)\r]*$",
@@ -472,9 +473,17 @@ def _one_per_identifier(text: str, lo: int, hi: int, starts: list[_Start],
     return out
 
 
+def _is_trailer(line: str) -> bool:
+    """A page header or footer, a section title (_TRAILER). Run on the stripped line, and
+    only on a short one: _TRAILER's blanks and `.*` backtrack over each other, quadratic in
+    a long line of blanks (50,000 spaces took minutes); no trailer is that long."""
+    line = line.strip()
+    return len(line) <= _TRAILER_CHARS and _TRAILER.fullmatch(line) is not None
+
+
 def _first_content_line(text: str, begin: int, stop: int) -> tuple[int, int] | None:
     for start, end, line in _next_lines(text, begin, stop, 12):
-        if not _TRAILER.fullmatch(line):
+        if not _is_trailer(line):
             return start, end
     return None
 
@@ -507,7 +516,7 @@ def _trim(text: str, floor: int, end: int) -> int:
     while end > floor:
         line_start = max(floor, text.rfind("\n", floor, end) + 1)
         line = text[line_start:end]
-        if line.strip() and not _TRAILER.fullmatch(line):
+        if line.strip() and not _is_trailer(line):
             break
         if line_start <= floor:
             return floor
