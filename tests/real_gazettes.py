@@ -84,11 +84,13 @@ class RealScore:
     labelled: int = 0
     found: int = 0
     right: int = 0
-    ementas: int = 0
+    ementas: int = 0  # acts found whose text prints an ementa
     ementas_right: int = 0
     misses: list[str] = field(default_factory=list)  # labelled, not found
     false: list[str] = field(default_factory=list)  # found, not labelled
     wrong_ementas: list[str] = field(default_factory=list)
+    no_ementa: int = 0  # acts found whose text prints no ementa
+    invented: list[str] = field(default_factory=list)  # … given one all the same
 
     def add(self, edition: RealEdition, acts: list) -> None:
         found = [a for a in acts if a.normative]
@@ -104,17 +106,21 @@ class RealScore:
         for act in found:
             by_key.setdefault((act.kind, canonical_number(act.number) if act.number else None,
                                act.year), []).append(act)
-        for label in edition.acts:
+        for label in edition.acts:  # in the order of the text, as the acts found are
+            same = by_key.get(label.key)
+            act = same.pop(0) if same else None
+            if act is None:
+                continue
             if not label.ementa:
+                self.no_ementa += 1
+                if act.ementa:  # a preamble or a heading's repetition taken for one
+                    self.invented.append(f"{edition.file}:{label.line}: {act.ementa!r}")
                 continue
             self.ementas += 1
-            candidates = by_key.get(label.key) or [None]
-            act = candidates.pop(0) if len(candidates) > 1 else candidates[0]
-            if act is not None and ementa_right(act.ementa, label.ementa):
+            if ementa_right(act.ementa, label.ementa):
                 self.ementas_right += 1
             else:
-                self.wrong_ementas.append(
-                    f"{edition.file}:{label.line}: {act.ementa if act else None!r}")
+                self.wrong_ementas.append(f"{edition.file}:{label.line}: {act.ementa!r}")
 
     @property
     def recall(self) -> float:

@@ -29,12 +29,13 @@ from datetime import date
 
 from ..enrich.heading import read_heading_lines
 from ..enrich.numbering import canonical_number
+from ..jurisdictions import fold
 from .associations import Association, Section, association_for, split_municipalities
 
 # The kinds that become norms (LexML tipoDocumento); portarias join them unless the caller
 # says otherwise (many corpora leave them out: most are acts of personnel).
 NORMATIVE = frozenset({"lei", "lei.complementar", "lei.organica", "emenda.lei.organica",
-                       "decreto", "decreto.legislativo", "resolucao"})
+                       "decreto", "decreto.legislativo", "resolucao", "instrucao.normativa"})
 # Non-normative matter, never turned into norms.
 MATTER = ("licitacao", "contrato", "nomeacao", "outro")
 
@@ -109,14 +110,14 @@ _MATTER_TITLES = {
         r"|nomea[cç][aã]o\b|exonera[cç][aã]o\b"),
     "outro": (
         r"edital\s+(?:de\s+)?(?:convoca|notifica|abertura|processo|concurso|chamamento|cita)"
-        r"|errata\b|comunicado\b|aviso\s+de\s+(?:convoca|audi[eê]ncia|consulta)"
+        r"|errata\b|retifica[cç][aã]o\b|comunicado\b|aviso\s+de\s+(?:convoca|audi[eê]ncia|consulta)"
         r"|convoca[cç][aã]o\s+n|relat[oó]rio\s+(?:resumido|de\s+gest)|ata\s+da\s+\w+\s+sess"),
 }
 _MATTER_GROUPS = "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _MATTER_TITLES.items())
 # The types a heading may start with (heading.py reads it in full); "LEIS", "DECRETOS" are
 # section titles. A digit must follow on the line, or "Nº" on the next.
 _NORM_WORD = (r"(?:[l1][e3][il1](?![a-mo-z])|decret[o0](?!s)|resolu[cç][aã][o0]|portar[il1]a(?!s)"
-              r"|emenda)")
+              r"|emenda|instru[cç][aã][o0]\s+normativa)")
 _CANDIDATE = re.compile(
     r"^[ \t\f*•·|>–—-]*"
     r"(?P<cont>\(?continua[cç][aã]o\)?[ \t]*[-–—:]?[ \t]*(?:d[aoe]s?[ \t]+)?)?"
@@ -138,20 +139,34 @@ _CLOSING = re.compile(
     r"|(?:publique-se|registre-se|cumpra-se)"
     r"|[^\n]{2,80},\s*(?:em\s+)?\d{1,2}[º°o]?\s+de\s+[a-zç]+\s+de\s+\d{4}\.?[ \t\r]*$)",
     _I | _M)
+# Who enacts, as a preamble names them: "O PREFEITO …", "O Conselho Municipal …", "A DIRETORA
+# PRESIDENTE …", "DAVI PIRES BATISTA, Prefeito do Município …".
+_ENACTOR = (r"(?:prefeit|vice|president|secret|c[aâ]mara|mesa|diretor|gestor|conselho"
+            r"|comiss[aã]o|procurador|chefe|superintendente|controlador|coordenador|plen[aá]rio"
+            r"|governador)")
 # An ementa or an enacting clause: what follows a real heading.
 _OPENING = re.compile(
     r"^[ \t]*(?:disp[oõ]e|altera|autoriza|institui|cria|denomina|abre|regulamenta|estabelece"
     r"|fixa|concede|declara|nomeia|exonera|aprova|homologa|revoga|d[aá]\s+nova|acrescenta"
     r"|prorroga|atualiza|reajusta|ratifica|convoca|designa|torna|inclui|define|disciplina"
-    r"|(?:o|a|o\(a\))\s+(?:prefeit|vice|president|secret|c[aâ]mara|mesa|diretor|gestor)"
+    rf"|(?:o|a|o\(a\))\s+{_ENACTOR}"
     r"|\*?\s*republica|considerando|decreta|resolve|fa[cç]o\s+saber|no\s+uso\s+d)",
     _I | _M)
 # Where the ementa has ended: the enacting clause, the preamble, the first article.
 _AFTER_EMENTA = re.compile(
-    r"[ \t]*(?:(?:o|a|o\(a\))\s+(?:prefeit|vice|president|secret|c[aâ]mara|mesa|diretor"
-    r"|gestor)|considerando|decreta|resolve|fa[cç]o\s+saber|no\s+uso\s+d|art(?:igo)?\.?\s*\d"
+    rf"[ \t]*(?:(?:o|a|o\(a\))\s+{_ENACTOR}|(?-i:[A-ZÀ-Ý][A-ZÀ-Ý .'-]{{3,60}}),\s*{_ENACTOR}"
+    # the enacting word stands alone ("DECRETA:", "R E S O L V E:"); "Decreta feriado …" is an
+    # ementa that starts with the verb
+    r"|considerando|(?:d\s?e\s?c\s?r\s?e\s?t\s?a|r\s?e\s?s\s?o\s?l\s?v\s?e)\s*(?::|$)"
+    r"|fa[cç]o\s+saber|no\s+uso\s+d|art(?:igo)?\.?\s*\d"
     r"|[IVXLC]+\s*[-–—)]|§|par[aá]grafo"
-    r"|[A-ZÀ-Ý\s]{3,}:\s*$)", _I)
+    r"|(?-i:[A-ZÀ-Ý\s]{3,}):\s*$)", _I)
+# The date some headings print on a line of their own: "PORTARIA N° 955 / DATA: 24 de …".
+_HEADING_DATE = re.compile(r"[ \t]*data\s*:", _I)
+# Quotation marks some gazettes print around an ementa.
+_QUOTES = "\"“”'‘’«»"
+# Abbreviations a line of an ementa may end with, its sentence going on ("… INCISO I, DO ART.").
+_ABBREVIATIONS = frozenset("art arts inc n nº no nr par al dr sr sra lc fls".split())
 # Lines between acts that belong to none: page headers and footers, section and entity titles
 # (in capitals), a republication note (it belongs to the act below).
 _ENTITY = (r"(?:ESTADO|PREFEITURA|C[ÂA]MARA|MESA|GABINETE|SECRETARIA|PODER|ATOS?|PROCURADORIA"
@@ -182,9 +197,28 @@ _COMMON_WORDS = frozenset("de da do das dos que em para com no na os as ao por s
 # "Código Identificador". Searched from the newline before, a literal the regular expression
 # engine finds fast: lines that start otherwise cost next to nothing.
 _LINE_START = re.compile(
-    r"\n[ \t\f*•·|>–—(-]*(?:l[e3][il1]|dec|res|por|eme|avi|pre|tom|con|dis|ine|ter|adj|hom"
-    r"|rat|cha|ext|ata|ato|t[ií]t|nom|exo|edi|err|rel|com|(?P<code>c[oó]d))", _I)
+    r"\n[ \t\f*•·|>–—(-]*(?:l[e3][il1]|dec|res|por|eme|ins|avi|pre|tom|con|dis|ine|ter|adj|hom"
+    r"|rat|cha|ext|ata|ato|t[ií]t|nom|exo|edi|err|ret|rel|com|(?P<code>c[oó]d))", _I)
 _WORD = re.compile(r"[^\W\d_]{3,}")
+# A line of raised characters only: pdftotext prints the "º" of "Nº" (and of "Art. 1º") on a
+# line of its own above the text it belongs to ("o" above "DECRETO N 24.455, DE …").
+_RAISED = re.compile(r"[ \t]*(?:[oº°ªa][ \t]*){1,8}")
+# Words between the type and "Nº" that the heading grammar does not know: the act's sort
+# ("DECRETO INDIVIDUAL", "DECRETO ORÇAMENTÁRIO", "PORTARIA DE DIÁRIA") or who issues it
+# ("PORTARIA – SEAD", "PORTARIA/SMF/MD", "PORTARIA-CGM", "PORTARIA GAB").
+_QUALIFIER = re.compile(
+    r"(?:[ \t]*[-–—/][ \t]*|[ \t]+)(?P<words>(?:[^\W\d_]+[ \t]*[-–—/]?[ \t]*){1,3}?)"
+    r"(?=n[º°o.]{0,3}[ \t]*[.:]?[ \t]*\d)", _I)
+# Qualifiers that leave the numbering series alone ("LEI MUNICIPAL Nº 5" is "LEI Nº 5").
+_PLAIN_QUALIFIERS = frozenset("municipal estadual federal ordinaria complementar executivo "
+                              "legislativo legislativa normativa normativo de da do".split())
+# A number the heading grammar leaves out: "PORTARIA Nº 20130812-1" (date and sequence).
+_DASHED_NUMBER = re.compile(r"\bn[º°o.]{0,3}[ \t]*[.:]?[ \t]*(\d+-\d{1,3})(?![\d-])", _I)
+# A gazette's masthead: its title and edition line, among which the law that created the
+# gazette is printed ("Lei Nº 3.520, de 26 de março de 2015.").
+_MASTHEAD = re.compile(r"di[aá]rio\s*oficial|\bedi[cç][aã]o\b", _I)
+# What ends a Sigpub act below its signature.
+_SIGNED = re.compile(r"[ \t]*(?:publicado\s+por|c[oó]digo\s+identificador)\b", _I)
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
 
 
@@ -200,6 +234,7 @@ class _Start:
     date: date | None = None
     year: int | None = None
     flags: set[str] = field(default_factory=set)
+    issuer: str = ""  # the qualifier that names a numbering series: "sead", "orcamentario"
 
 
 def text_quality(text: str) -> str | None:
@@ -344,7 +379,7 @@ def _accepted(text: str, candidates: list[re.Match], lo: int, hi: int,
               today: date | None) -> list[_Start]:
     """The headings that start acts, in order, citations and summary lines left out."""
     out: list[_Start] = []
-    seen: set[tuple[str, str | None, int | None]] = set()
+    seen: set[tuple[str, str | None, int | None, str]] = set()
     for match in candidates:
         found = _read_start(text, match, lo, hi, today)
         if found is None:
@@ -353,13 +388,23 @@ def _accepted(text: str, candidates: list[re.Match], lo: int, hi: int,
             last = out[-1]
             if found.start < last.heading_end:
                 continue
+            if _same_heading_again(text, last, found):
+                # Sigpub's title line, then the heading in full ("PORTARIA Nº 046 DE 01 …" /
+                # "PORTARIA Nº 046/2020, DE 01 …"): one act, read from the fuller heading.
+                last.heading_end = found.heading_end
+                last.heading = f"{last.heading} {found.heading}"
+                last.date, last.year = found.date or last.date, found.year or last.year
+                continue
             if found.kind in MATTER and not text[last.heading_end:found.start].strip():
                 # "AVISO DE LICITAÇÃO / PREGÃO PRESENCIAL Nº 12/2021": one title on two lines
                 last.heading_end = found.heading_end
                 last.number = last.number or found.number
                 last.year = last.year or found.year
                 continue
-        key = (found.kind, found.number, found.year)
+        if not out and found.kind not in MATTER and not _followed_by_act(
+                text, found.heading_end, hi):
+            continue  # before any act, a heading with no act below: the masthead's, a summary's
+        key = (found.kind, found.number, found.year, found.issuer)
         if found.kind not in MATTER and key in seen and "continuation" not in found.flags:
             continue  # an act of this edition quoted again (an annex, a regulation)
         if out and found.kind not in MATTER and not _closed(
@@ -382,6 +427,9 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
         return None  # a summary's entry: "LEI Nº 1.234 ........ 3"
     start = line_start + len(line) - len(line.lstrip(" \t\f"))
     previous = _previous_line(text, line_start, lo)
+    if previous and _RAISED.fullmatch(previous):
+        # the "º" of this heading's "Nº": the line that matters is the one above it
+        previous = _previous_line(text, line_start - len(previous) - 1, lo)
     flags = {"continuation"} if match["cont"] else set()
     if match["norm"] is None:
         return _matter_start(text, match, start, line_end, previous, flags)
@@ -392,15 +440,34 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
     first = text[match.start("norm"):line_end]
     lines = [(match.start("norm"), line_end, first)] + _next_lines(text, line_end, hi, 2)
     heading = read_heading_lines([t for _, _, t in lines], previous, today)
+    qualifier = _QUALIFIER.match(text, match.end("norm"), line_end)
+    if heading is None and qualifier:
+        # "DECRETO ORÇAMENTÁRIO Nº 074, …" read as "DECRETO Nº 074, …"
+        plain = text[match.start("norm"):match.end("norm")] + " " + text[qualifier.end():line_end]
+        heading = read_heading_lines([plain] + [t for _, _, t in lines[1:]], previous, today)
     if heading is None:
         return None
     heading_end = lines[len(heading.lines) - 1][1]
     printed = " ".join(t.strip() for _, _, t in lines[:len(heading.lines)])
+    if ((heading.date is None and _CLOSING.match(previous) and not _SIGNED.match(previous))
+            or _in_masthead(text, line_start, heading_end, lo, hi)) and not _followed_by_act(
+                text, heading_end, hi):
+        # "Presidente do FAPEN / Portaria:019/2017": the signatory's own appointment; a law
+        # among the masthead's lines: the one that created the gazette
+        return None
+    number = heading.number
+    if number is None:
+        dashed = _DASHED_NUMBER.search(printed)
+        number = canonical_number(dashed[1]) if dashed else None
+    issuer = ""
+    if qualifier:
+        words = fold(qualifier["words"]).replace("-", " ").replace("/", " ").split()
+        issuer = " ".join(w for w in words if w not in _PLAIN_QUALIFIERS)
     if (_CONTINUATION_MARK.search(printed) or _CONTINUATION.match(previous)
             or _CONTINUATION.search(text, heading_end, min(hi, heading_end + 120))):
         flags.add("continuation")
-    return _Start(start, heading_end, heading.type, printed, heading.number, heading.date,
-                  heading.year, flags)
+    return _Start(start, heading_end, heading.type, printed, number, heading.date,
+                  heading.year, flags, issuer)
 
 
 def _headless_continuation(text: str, lo: int, hi: int) -> _Start | None:
@@ -418,9 +485,46 @@ def _headless_continuation(text: str, lo: int, hi: int) -> _Start | None:
                   flags={"continuation"})
 
 
+def _same_heading_again(text: str, last: _Start, found: _Start) -> bool:
+    """found repeats last's heading right below it, nothing but page furniture between."""
+    if found.kind != last.kind or found.number is None or found.number != last.number:
+        return False
+    between = text[last.heading_end:found.start]
+    return all(not line.strip() or _TRAILER.fullmatch(line) for line in between.split("\n"))
+
+
+def _in_masthead(text: str, line_start: int, heading_end: int, lo: int, hi: int) -> bool:
+    """A gazette's title or edition line stands within three lines above or two below."""
+    above, at = [], line_start
+    while len(above) < 3 and at > lo:
+        begin = max(lo, text.rfind("\n", lo, at - 1) + 1)
+        if text[begin:at - 1].strip():
+            above.append(text[begin:at - 1])
+        at = begin
+    below = [line for _, _, line in _next_lines(text, heading_end, hi, 2)]
+    return any(_MASTHEAD.search(line) for line in above + below)
+
+
+def _followed_by_act(text: str, at: int, hi: int) -> bool:
+    """An ementa, a preamble or an enacting clause follows (page furniture skipped), not a
+    signature's end or nothing."""
+    for _, _, line in _next_lines(text, at, hi, 4):
+        if _TRAILER.fullmatch(line) or _MASTHEAD.search(line):
+            continue
+        if _SIGNED.match(line) or _CLOSING.match(line):
+            return False
+        stripped = line.strip().lstrip(_QUOTES)
+        return bool(_OPENING.match(stripped)) or (
+            stripped[:1].isupper() and len(_WORD.findall(stripped)) >= 3)
+    return False
+
+
 def _opens(text: str, st: _Start, hi: int) -> bool:
     """An ementa or an enacting clause follows the heading: a new act plainly opens."""
-    return any(_OPENING.match(line) for _, _, line in _next_lines(text, st.heading_end, hi, 4))
+    # An opening starts a sentence: "considerando" at the start of a line inside a quoted
+    # paragraph is no preamble.
+    return any(_OPENING.match(line) and line.strip().lstrip(_QUOTES)[:1].isupper()
+               for _, _, line in _next_lines(text, st.heading_end, hi, 4))
 
 
 def _matter_start(text: str, match: re.Match, start: int, line_end: int, previous: str,
@@ -486,20 +590,43 @@ def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
     lines: list[str] = []
     body_start = st.heading_end
     for line_start, line_end, line in _next_lines(text, st.heading_end, end, 8):
-        if _REPUBLISHED.match(line) or _CONTINUATION.match(line):
+        if _REPUBLISHED.match(line) or _CONTINUATION.match(line) or (not lines and (
+                _HEADING_DATE.match(line)
+                or (_TRAILER.fullmatch(line) and not _OPENING.match(line)))):
+            # a note, the heading's "DATA: …" line, a page header between heading and ementa
             body_start = line_end
             continue
-        if _AFTER_EMENTA.match(line) or (lines and text[body_start:line_start].count("\n") > 1):
+        # A blank line ends the ementa unless its last line goes on ("… servidor, para a") or
+        # a quotation mark is still open ('“TRANSFERE O FERIADO … (DIA' ⏎⏎ 'DO SERVIDOR …”').
+        if _AFTER_EMENTA.match(line) or (lines and text[body_start:line_start].count("\n") > 1
+                                         and not _goes_on(lines[-1]) and not _quote_open(lines)):
             break
-        if not lines and not line.strip()[:1].isupper():
+        if not lines and not line.strip().lstrip(_QUOTES)[:1].isupper():
             break
         lines.append(line.strip())
         body_start = line_end
-        if line.rstrip().endswith("."):
+        if _sentence_ends(line):
             break  # its sentence has ended ('… e dá outras providências.')
     if not lines:
         return None, st.heading_end
     return " ".join(lines), body_start
+
+
+def _quote_open(lines: list[str]) -> bool:
+    joined = "".join(lines)
+    return joined.count("“") > joined.count("”") or joined.count('"') % 2 == 1
+
+
+def _sentence_ends(line: str) -> bool:
+    """The line ends a sentence: a full stop not of an abbreviation, or a closing quotation
+    mark ('“… E DÁ PROVIDÊNCIAS”')."""
+    line = line.rstrip()
+    if line.endswith(("”", "\"", "»")):
+        return True
+    if not line.endswith("."):
+        return False
+    words = line[:-1].rsplit(None, 1)
+    return not words or words[-1].lower().lstrip("(") not in _ABBREVIATIONS
 
 
 def _trim(text: str, floor: int, end: int) -> int:
