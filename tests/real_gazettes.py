@@ -36,6 +36,9 @@ class RealAct:
     year: int | None
     date: str | None
     ementa: str | None
+    # a row of a table of acts under one preamble (no heading of its own): not read, counted
+    # apart
+    tabled: bool = False
 
     @property
     def key(self) -> tuple[str, str, int | None]:
@@ -59,8 +62,11 @@ class RealEdition:
 
 
 @cache
-def editions() -> tuple[RealEdition, ...]:
-    raw = json.loads((DATA / "labels.json").read_text(encoding="utf-8"))
+def editions(held_out: bool = False) -> tuple[RealEdition, ...]:
+    """The labelled editions; held_out: those labelled after the rules were fixed, never
+    looked at while fixing them (tests/data/real_gazettes/held_out)."""
+    labels = DATA / "held_out" / "labels.json" if held_out else DATA / "labels.json"
+    raw = json.loads(labels.read_text(encoding="utf-8"))
     return tuple(
         RealEdition(e["file"], e["system"], e["extractor"], tuple(e["cities"]), e["territory_id"],
                     e["source"], tuple(RealAct(**a) for a in e["acts"]), e["note"])
@@ -81,7 +87,9 @@ def ementa_right(read: str | None, printed: str) -> bool:
 
 @dataclass
 class RealScore:
-    labelled: int = 0
+    labelled: int = 0  # acts with a heading of their own
+    tabled: int = 0  # rows of tables of acts
+    tabled_found: int = 0
     found: int = 0
     right: int = 0
     ementas: int = 0  # acts found whose text prints an ementa
@@ -94,19 +102,28 @@ class RealScore:
 
     def add(self, edition: RealEdition, acts: list) -> None:
         found = [a for a in acts if a.normative]
-        wanted = Counter(a.key for a in edition.acts)
+        self.tabled += sum(a.tabled for a in edition.acts)
+        wanted = Counter(a.key for a in edition.acts if not a.tabled)
         got = Counter((a.kind, canonical_number(a.number) if a.number else None, a.year)
                       for a in found)
         self.labelled += sum(wanted.values())
         self.found += sum(got.values())
         self.right += sum((wanted & got).values())
         self.misses += [f"{edition.file}: {k}" for k in (wanted - got).elements()]
-        self.false += [f"{edition.file}: {k}" for k in (got - wanted).elements()]
+        extra = got - wanted
+        # a row of a table read as an act is no false act; it is counted apart
+        tabled_found = sum((extra & Counter(a.key for a in edition.acts if a.tabled)).values())
+        self.tabled_found += tabled_found
+        self.found -= tabled_found
+        extra -= Counter(a.key for a in edition.acts if a.tabled)
+        self.false += [f"{edition.file}: {k}" for k in extra.elements()]
         by_key: dict[tuple, list] = {}
         for act in found:
             by_key.setdefault((act.kind, canonical_number(act.number) if act.number else None,
                                act.year), []).append(act)
         for label in edition.acts:  # in the order of the text, as the acts found are
+            if label.tabled:
+                continue
             same = by_key.get(label.key)
             act = same.pop(0) if same else None
             if act is None:

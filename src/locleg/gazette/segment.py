@@ -154,13 +154,16 @@ _OPENING = re.compile(
     _I | _M)
 # Where the ementa has ended: the enacting clause, the preamble, the first article.
 _AFTER_EMENTA = re.compile(
-    rf"[ \t]*(?:(?:o|a|o\(a\))\s+{_ENACTOR}|(?-i:[A-ZÀ-Ý][A-ZÀ-Ý .'-]{{3,60}}),\s*{_ENACTOR}"
+    rf"[ \t]*(?:(?-i:O|A|O\(A\))\s+{_ENACTOR}|(?-i:[A-ZÀ-Ý][A-ZÀ-Ý .'-]{{3,60}}),\s*{_ENACTOR}"
     # the enacting word stands alone ("DECRETA:", "R E S O L V E:"); "Decreta feriado …" is an
     # ementa that starts with the verb
     r"|considerando|(?:d\s?e\s?c\s?r\s?e\s?t\s?a|r\s?e\s?s\s?o\s?l\s?v\s?e)\s*(?::|$)"
     r"|fa[cç]o\s+saber|no\s+uso\s+d|art(?:igo)?\.?\s*\d"
     r"|[IVXLC]+\s*[-–—)]|§|par[aá]grafo"
     r"|(?-i:[A-ZÀ-Ý\s]{3,}):\s*$)", _I)
+# A name in capitals and a comma, alone on its line: a preamble's subject, when a role follows.
+_NAME_LINE = re.compile(r"(?-i:[A-ZÀ-Ý][A-ZÀ-Ý .'-]{3,60}),")
+_ENACTOR_LINE = re.compile(rf"[ \t]*(?:(?:o|a)\s+)?{_ENACTOR}", _I)
 # The date some headings print on a line of their own: "PORTARIA N° 955 / DATA: 24 de …".
 _HEADING_DATE = re.compile(r"[ \t]*data\s*:", _I)
 # Quotation marks some gazettes print around an ementa.
@@ -212,8 +215,12 @@ _QUALIFIER = re.compile(
 # Qualifiers that leave the numbering series alone ("LEI MUNICIPAL Nº 5" is "LEI Nº 5").
 _PLAIN_QUALIFIERS = frozenset("municipal estadual federal ordinaria complementar executivo "
                               "legislativo legislativa normativa normativo de da do".split())
-# A number the heading grammar leaves out: "PORTARIA Nº 20130812-1" (date and sequence).
-_DASHED_NUMBER = re.compile(r"\bn[º°o.]{0,3}[ \t]*[.:]?[ \t]*(\d+-\d{1,3})(?![\d-])", _I)
+# Numbers the heading grammar misreads: a date and a sequence, dashed or dotted ("PORTARIA Nº
+# 20130812-1", "PORTARIA N.º 01.06.010/2022"), not thousands ("Nº 1.234").
+_COMPOUND_NUMBER = re.compile(
+    r"\bn[º°o.]{0,3}[ \t]*[.:]?[ \t]*(?P<number>\d+(?:[.-]\d+)+)(?![\d.-]*\d)"
+    r"(?:[ \t]*/[ \t]*(?P<year>(?:19|20)\d{2})(?!\d))?", _I)
+_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
 # A gazette's masthead: its title and edition line, among which the law that created the
 # gazette is printed ("Lei Nº 3.520, de 26 de março de 2015.").
 _MASTHEAD = re.compile(r"di[aá]rio\s*oficial|\bedi[cç][aã]o\b", _I)
@@ -435,6 +442,12 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
         return _matter_start(text, match, start, line_end, previous, flags)
     if not previous.isupper() and _goes_on(previous):
         return None  # "… nos termos da / Lei nº 1.100, de 2019": a citation (cheap test first)
+    if not previous.strip():
+        # Tika puts blank lines inside sentences too: "… disposto no Art.1° da" ⏎⏎ "Lei
+        # N°829/2021, o Senhor …"
+        above = _nonblank_above(text, line_start, lo, 3)
+        if above and not above.isupper() and _goes_on(above):
+            return None
     if _MONEY.search(line):
         return None  # a table's row: "Decreto nº 45/2021   Suplementação   150.000,00"
     first = text[match.start("norm"):line_end]
@@ -455,10 +468,11 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
         # "Presidente do FAPEN / Portaria:019/2017": the signatory's own appointment; a law
         # among the masthead's lines: the one that created the gazette
         return None
-    number = heading.number
-    if number is None:
-        dashed = _DASHED_NUMBER.search(printed)
-        number = canonical_number(dashed[1]) if dashed else None
+    number, year = heading.number, heading.year
+    compound = _COMPOUND_NUMBER.search(printed)
+    if compound and not _THOUSANDS.fullmatch(compound["number"]):
+        number = canonical_number(compound["number"])
+        year = year or (int(compound["year"]) if compound["year"] else None)
     issuer = ""
     if qualifier:
         words = fold(qualifier["words"]).replace("-", " ").replace("/", " ").split()
@@ -466,8 +480,8 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
     if (_CONTINUATION_MARK.search(printed) or _CONTINUATION.match(previous)
             or _CONTINUATION.search(text, heading_end, min(hi, heading_end + 120))):
         flags.add("continuation")
-    return _Start(start, heading_end, heading.type, printed, number, heading.date,
-                  heading.year, flags, issuer)
+    return _Start(start, heading_end, heading.type, printed, number, heading.date, year, flags,
+                  issuer)
 
 
 def _headless_continuation(text: str, lo: int, hi: int) -> _Start | None:
@@ -589,20 +603,24 @@ def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
         return None, st.heading_end
     lines: list[str] = []
     body_start = st.heading_end
-    for line_start, line_end, line in _next_lines(text, st.heading_end, end, 8):
+    following = _next_lines(text, st.heading_end, end, 9)
+    for at, (line_start, line_end, line) in enumerate(following[:8]):
         if _REPUBLISHED.match(line) or _CONTINUATION.match(line) or (not lines and (
                 _HEADING_DATE.match(line)
                 or (_TRAILER.fullmatch(line) and not _OPENING.match(line)))):
             # a note, the heading's "DATA: …" line, a page header between heading and ementa
             body_start = line_end
             continue
-        # A blank line ends the ementa unless its last line goes on ("… servidor, para a") or
-        # a quotation mark is still open ('“TRANSFERE O FERIADO … (DIA' ⏎⏎ 'DO SERVIDOR …”').
+        # A blank line ends the ementa unless its sentence plainly goes on: Tika puts blank
+        # lines between the lines of one ementa ("… servidor, para a", '“TRANSFERE … (DIA',
+        # "… e dá" ⏎⏎ "outras providências.", capitals after capitals).
         if _AFTER_EMENTA.match(line) or (lines and text[body_start:line_start].count("\n") > 1
-                                         and not _goes_on(lines[-1]) and not _quote_open(lines)):
+                                         and not _runs_on(lines, line)):
             break
-        if not lines and not line.strip().lstrip(_QUOTES)[:1].isupper():
-            break
+        if not lines and (not line.strip().lstrip(_QUOTES)[:1].isupper() or (
+                _NAME_LINE.fullmatch(line.strip()) and at + 1 < len(following)
+                and _ENACTOR_LINE.match(following[at + 1][2]))):
+            break  # "MARIA ELIANE PEREIRA ALENCAR SOARES," ⏎ "SECRETÁRIA MUNICIPAL …": a preamble
         lines.append(line.strip())
         body_start = line_end
         if _sentence_ends(line):
@@ -610,6 +628,21 @@ def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
     if not lines:
         return None, st.heading_end
     return " ".join(lines), body_start
+
+
+def _runs_on(lines: list[str], line: str) -> bool:
+    """Across a blank line, the ementa's sentence goes on into `line`."""
+    last, following = lines[-1], line.strip()
+    if _goes_on(last) or _quote_open(lines):
+        return True
+    if _sentence_ends(last):
+        return False
+    return following[:1].islower() or (_capitals(last) and _capitals(following))
+
+
+def _capitals(line: str) -> bool:
+    letters = [c for c in line if c.isalpha()]
+    return len(letters) >= 3 and all(c.isupper() for c in letters)
 
 
 def _quote_open(lines: list[str]) -> bool:
@@ -688,6 +721,21 @@ def _previous_line(text: str, line_start: int, lo: int) -> str:
         return ""
     begin = max(lo, text.rfind("\n", lo, line_start - 1) + 1)
     return text[begin:line_start - 1]
+
+
+def _nonblank_above(text: str, line_start: int, lo: int, within: int) -> str:
+    """The nearest line above with text (a raised "º" is none), if one stands within `within`
+    lines, else ''."""
+    at = line_start
+    for _ in range(within):
+        if at <= lo:
+            return ""
+        begin = max(lo, text.rfind("\n", lo, at - 1) + 1)
+        line = text[begin:at - 1]
+        if line.strip() and not _RAISED.fullmatch(line):
+            return line
+        at = begin
+    return ""
 
 
 def _next_lines(text: str, at: int, hi: int, count: int) -> list[tuple[int, int, str]]:
