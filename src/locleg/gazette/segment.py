@@ -200,8 +200,8 @@ _COMMON_WORDS = frozenset("de da do das dos que em para com no na os as ao por s
 # "Código Identificador". Searched from the newline before, a literal the regular expression
 # engine finds fast: lines that start otherwise cost next to nothing.
 _LINE_START = re.compile(
-    r"\n[ \t\f*•·|>–—(-]*(?:l[e3][il1]|dec|res|por|eme|ins|avi|pre|tom|con|dis|ine|ter|adj|hom"
-    r"|rat|cha|ext|ata|ato|t[ií]t|nom|exo|edi|err|ret|rel|com|(?P<code>c[oó]d))", _I)
+    r"\n[ \t\f*•·|>–—(-]*(?:l[e3][il1]|dec|res|por|eme|instru|avi|pre|tom|con|dis|ine|ter|adj|hom"
+    r"|rat|cha|ext|ata|ato|t[ií]t|nom|exo|edi|err|retif|rel|com|(?P<code>c[oó]d))", _I)
 _WORD = re.compile(r"[^\W\d_]{3,}")
 # A line of raised characters only: pdftotext prints the "º" of "Nº" (and of "Art. 1º") on a
 # line of its own above the text it belongs to ("o" above "DECRETO N 24.455, DE …").
@@ -523,13 +523,14 @@ def _followed_by_act(text: str, at: int, hi: int) -> bool:
     """An ementa, a preamble or an enacting clause follows (page furniture skipped), not a
     signature's end or nothing."""
     for _, _, line in _next_lines(text, at, hi, 4):
-        if _TRAILER.fullmatch(line) or _MASTHEAD.search(line):
+        stripped = line.strip().lstrip(_QUOTES)
+        if _OPENING.match(stripped):  # the common case first: the trailer's test costs more
+            return True
+        if _MASTHEAD.search(line) or _TRAILER.fullmatch(line):
             continue
         if _SIGNED.match(line) or _CLOSING.match(line):
             return False
-        stripped = line.strip().lstrip(_QUOTES)
-        return bool(_OPENING.match(stripped)) or (
-            stripped[:1].isupper() and len(_WORD.findall(stripped)) >= 3)
+        return stripped[:1].isupper() and len(_WORD.findall(stripped)) >= 3
     return False
 
 
@@ -607,7 +608,7 @@ def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
     for at, (line_start, line_end, line) in enumerate(following[:8]):
         if _REPUBLISHED.match(line) or _CONTINUATION.match(line) or (not lines and (
                 _HEADING_DATE.match(line)
-                or (_TRAILER.fullmatch(line) and not _OPENING.match(line)))):
+                or (not _OPENING.match(line) and _TRAILER.fullmatch(line)))):
             # a note, the heading's "DATA: …" line, a page header between heading and ementa
             body_start = line_end
             continue
