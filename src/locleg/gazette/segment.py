@@ -462,9 +462,9 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
         return None
     heading_end = lines[len(heading.lines) - 1][1]
     printed = " ".join(t.strip() for _, _, t in lines[:len(heading.lines)])
-    if ((heading.date is None and _CLOSING.match(previous) and not _SIGNED.match(previous))
-            or _in_masthead(text, line_start, heading_end, lo, hi)) and not _followed_by_act(
-                text, heading_end, hi):
+    if not _followed_by_act(text, heading_end, hi) and (
+            (heading.date is None and _CLOSING.match(previous) and not _SIGNED.match(previous))
+            or _in_masthead(text, line_start, heading_end, lo, hi)):
         # "Presidente do FAPEN / Portaria:019/2017": the signatory's own appointment; a law
         # among the masthead's lines: the one that created the gazette
         return None
