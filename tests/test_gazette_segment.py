@@ -503,3 +503,30 @@ def test_a_preamble_is_no_ementa():
     _, foz = _real("foz-2016-02-25.txt")  # "DATA: 24 de fevereiro de 2016" belongs to the heading
     assert _normative(foz.acts, "portaria", "955")[0].ementa is None
 
+
+
+def test_an_act_and_portaria_heading_with_its_place_and_date_below():
+    # "Ato/Portaria nº 000102/2019" ⏎ "SAO LUIS DO QUITUNDE/ALAGOAS, em 23 de Setembro de" ⏎
+    # "2019" ⏎ "Dispoe sobre a concessao …"
+    _, result = _real("ama-2019-10-25.txt")
+    acts = [a for a in result.acts if a.normative and a.municipality
+            and "QUITUNDE" in a.municipality]
+    assert [(a.kind, a.number, a.year) for a in acts] == [
+        ("portaria", str(n), 2019) for n in range(102, 108)]
+    assert acts[0].ementa == ("Dispoe sobre a concessao do beneficio de Auxilio Doenca em favor "
+                              "do(a) servidor(a) MARIA CICERA DA SILVA SANTOS.")
+
+
+def test_a_first_heading_with_its_date_on_the_next_line_is_an_act():
+    # "PORTARIA Nº 114/2014" ⏎ "De: 25 de setembro de 2014", the first act of its town
+    _, result = _real("ama-2019-10-25.txt")
+    assert [a.year for a in _normative(result.acts, "portaria", "114")] == [2014]
+    # "PORTARIA Nº 001.10.112016 De: 10 de novembro de 2016": the year from the date
+    assert [a.year for a in _normative(result.acts, "portaria", "001.10.112016")] == [2016]
+
+
+def test_an_ementa_goes_on_across_a_blank_line_until_its_sentence_ends():
+    _, result = _real("ama-2019-10-25.txt")
+    assert _normative(result.acts, "portaria", "291")[0].ementa == (
+        "Dispõe sobre a Nomeação para o Cargo Comissionado que menciona, e dá outras "
+        "providências.")

@@ -121,7 +121,7 @@ _NORM_WORD = (r"(?:[l1][e3][il1](?![a-mo-z])|decret[o0](?!s)|resolu[cç][aã][o0
 _CANDIDATE = re.compile(
     r"^[ \t\f*•·|>–—-]*"
     r"(?P<cont>\(?continua[cç][aã]o\)?[ \t]*[-–—:]?[ \t]*(?:d[aoe]s?[ \t]+)?)?"
-    rf"(?:(?P<norm>{_NORM_WORD})(?=[^\n]{{0,80}}\d|[^\n]{{0,40}}\n[ \t]*n)"
+    rf"(?:(?:ato[ \t]*/[ \t]*)?(?P<norm>{_NORM_WORD})(?=[^\n]{{0,80}}\d|[^\n]{{0,40}}\n[ \t]*n)"
     rf"|(?:{_MATTER_GROUPS}))", _I | _M)
 # The same, where Tika glued the heading to the end of the line above.
 _GLUED = re.compile(_CANDIDATE.pattern.removeprefix("^"), _I | _M)
@@ -165,7 +165,10 @@ _AFTER_EMENTA = re.compile(
 _NAME_LINE = re.compile(r"(?-i:[A-ZÀ-Ý][A-ZÀ-Ý .'-]{3,60}),")
 _ENACTOR_LINE = re.compile(rf"[ \t]*(?:(?:o|a)\s+)?{_ENACTOR}", _I)
 # The date some headings print on a line of their own: "PORTARIA N° 955 / DATA: 24 de …".
-_HEADING_DATE = re.compile(r"[ \t]*data\s*:", _I)
+_HEADING_DATE = re.compile(r"[ \t]*(?:data|de|em)\s*:", _I)
+_PLACE_DATE = re.compile(
+    r"[ \t]*[^\n,]{2,60},[ \t]*(?:em[ \t]+)?\d{1,2}[º°o]?[ \t]+de[ \t]+[^\W\d_]+[ \t]+de\b", _I)
+_YEAR_LINE = re.compile(r"[ \t]*(?:19|20)\d{2}\.?[ \t\r]*")
 # Quotation marks some gazettes print around an ementa.
 _QUOTES = "\"“”'‘’«»"
 # Abbreviations a line of an ementa may end with, its sentence going on ("… INCISO I, DO ART.").
@@ -220,6 +223,7 @@ _PLAIN_QUALIFIERS = frozenset("municipal estadual federal ordinaria complementar
 _COMPOUND_NUMBER = re.compile(
     r"\bn[º°o.]{0,3}[ \t]*[.:]?[ \t]*(?P<number>\d+(?:[.-]\d+)+)(?![\d.-]*\d)"
     r"(?:[ \t]*/[ \t]*(?P<year>(?:19|20)\d{2})(?!\d))?", _I)
+_PRINTED_YEAR = re.compile(r"\bde\s+[^\W\d_]+\s+de\s+((?:19|20)\d{2})(?!\d)", _I)
 _THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
 # A gazette's masthead: its title and edition line, among which the law that created the
 # gazette is printed ("Lei Nº 3.520, de 26 de março de 2015.").
@@ -473,6 +477,9 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
     if compound and not _THOUSANDS.fullmatch(compound["number"]):
         number = canonical_number(compound["number"])
         year = year or (int(compound["year"]) if compound["year"] else None)
+        if year is None:  # "Nº 001.10.112016 De: 10 de novembro de 2016"
+            printed_year = _PRINTED_YEAR.search(printed, compound.end())
+            year = int(printed_year[1]) if printed_year else None
     issuer = ""
     if qualifier:
         words = fold(qualifier["words"]).replace("-", " ").replace("/", " ").split()
@@ -526,7 +533,7 @@ def _followed_by_act(text: str, at: int, hi: int) -> bool:
         stripped = line.strip().lstrip(_QUOTES)
         if _OPENING.match(stripped):  # the common case first: the trailer's test costs more
             return True
-        if _MASTHEAD.search(line) or _TRAILER.fullmatch(line):
+        if _HEADING_DATE.match(line) or _MASTHEAD.search(line) or _TRAILER.fullmatch(line):
             continue
         if _SIGNED.match(line) or _CLOSING.match(line):
             return False
@@ -607,16 +614,18 @@ def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
     following = _next_lines(text, st.heading_end, end, 9)
     for at, (line_start, line_end, line) in enumerate(following[:8]):
         if _REPUBLISHED.match(line) or _CONTINUATION.match(line) or (not lines and (
-                _HEADING_DATE.match(line)
+                _HEADING_DATE.match(line) or _PLACE_DATE.match(line) or _YEAR_LINE.fullmatch(line)
                 or (not _OPENING.match(line) and _TRAILER.fullmatch(line)))):
-            # a note, the heading's "DATA: …" line, a page header between heading and ementa
+            # a note, the heading's date on its own lines ("DATA: …", "SAO LUIS DO QUITUNDE/
+            # ALAGOAS, em 23 de Setembro de" ⏎ "2019"), a page header between heading and
+            # ementa
             body_start = line_end
             continue
-        # A blank line ends the ementa unless its sentence plainly goes on: Tika puts blank
+        # A blank line ends the ementa only where its sentence has ended: Tika puts blank
         # lines between the lines of one ementa ("… servidor, para a", '“TRANSFERE … (DIA',
-        # "… e dá" ⏎⏎ "outras providências.", capitals after capitals).
+        # "… e dá" ⏎⏎ "outras providências.", "… para o Cargo" ⏎⏎ "Comissionado …").
         if _AFTER_EMENTA.match(line) or (lines and text[body_start:line_start].count("\n") > 1
-                                         and not _runs_on(lines, line)):
+                                         and not _runs_on(lines)):
             break
         if not lines and (not line.strip().lstrip(_QUOTES)[:1].isupper() or (
                 _NAME_LINE.fullmatch(line.strip()) and at + 1 < len(following)
@@ -631,19 +640,13 @@ def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
     return " ".join(lines), body_start
 
 
-def _runs_on(lines: list[str], line: str) -> bool:
-    """Across a blank line, the ementa's sentence goes on into `line`."""
-    last, following = lines[-1], line.strip()
+def _runs_on(lines: list[str]) -> bool:
+    """Across a blank line, the ementa's sentence goes on into the next line."""
+    last = lines[-1]
     if _goes_on(last) or _quote_open(lines):
         return True
-    if _sentence_ends(last):
-        return False
-    return following[:1].islower() or (_capitals(last) and _capitals(following))
-
-
-def _capitals(line: str) -> bool:
-    letters = [c for c in line if c.isalpha()]
-    return len(letters) >= 3 and all(c.isupper() for c in letters)
+    # a sentence not ended goes on ("… para o Cargo" ⏎⏎ "Comissionado que menciona, …")
+    return not _sentence_ends(last) and not last.endswith((":", ";"))
 
 
 def _quote_open(lines: list[str]) -> bool:

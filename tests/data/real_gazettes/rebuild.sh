@@ -23,6 +23,7 @@ for d in 2015-09-10 2016-01-04 2016-10-28 2017-10-25 2017-12-28 2018-03-02 2020-
     show "$EX" $H test_data/diario-completo-$d-extraido.txt > ama-$d.txt
 done
 show "$EX" $H test_data/diario-completo-2018-10-17-extraido.txt > held_out/ama-2018-10-17.txt
+show "$EX" $H test_data/diario-completo-2019-10-25-extraido.txt | sed -n 4624,7093p > ama-2019-10-25.txt
 # APRECE: a prefix of the text, in characters (Python counts them; head -c counts bytes)
 cut_chars() { python3 -c "import sys; sys.stdout.write(sys.stdin.read()[:$1])"; }
 show "$EX" e02a1e0da4dbce9f8ade6dd471cb4e3cd573ebe4 test_data/ce/diario-completo-2013-08-12-extraido.txt | cut_chars 42786 > aprece-2013-08-12.txt
