@@ -16,6 +16,13 @@ amount (a table's row), is not an act already found in the gazette (an annex, a 
 quoting it) and, while the act above has not reached its signature yet, is followed by an
 ementa or an enacting clause.
 
+Real gazettes (tests/data/real_gazettes, pdftotext and Tika texts of own diários and Sigpub's)
+add their shapes: the "º" of "Nº" printed on the line above the heading, a sort or issuer
+between the type and "Nº" ("DECRETO ORÇAMENTÁRIO", "PORTARIA – SEAD": a numbering series of
+its own), Sigpub's title line above the heading, the law that created the gazette in its
+masthead, a signatory's appointment under a signature, ementas in quotation marks and split
+by blank lines (docs/gazettes.md lists them).
+
 The work runs on every archived gazette: one pass of one regular expression finds the lines
 worth reading; only those are read in full.
 """
