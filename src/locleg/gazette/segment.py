@@ -188,7 +188,9 @@ _ENTITY = (r"(?:ESTADO|PREFEITURA|C[ÂA]MARA|MESA|GABINETE|SECRETARIA|PODER|ATOS
            r"|ASSOCIA[ÇC][ÃA]O|SUM[ÁA]RIO|LEIS|DECRETOS|PORTARIAS|RESOLU[ÇC][ÕO]ES"
            r"|LICITA[ÇC][ÕO]ES|CONTRATOS|EXTRATOS|EDITAIS|AVISOS|OUTROS)\b[A-ZÀ-Ý '’/()–-]{0,90}")
 _TRAILER = re.compile(
-    r"[\s\f]*(?:(?i:.*di[aá]rio\s+oficial.*|p[aá]g(?:ina)?\.?\s*\d+(?:\s*(?:de|/)\s*\d+)?"
+    # The indentation taken whole (possessive): tried at each of its widths, the ".*"
+    # alternatives cost the square of a pdftotext line's width, for the same answer.
+    r"[\s\f]*+(?:(?i:.*di[aá]rio\s+oficial.*|p[aá]g(?:ina)?\.?\s*\d+(?:\s*(?:de|/)\s*\d+)?"
     r"|.*\bedi[cç][aã]o\s+(?:n[º°o.]*\s*)?[\d.]+.*|ano\s+[ivxlc]+\b.*|(?:https?://|www\.)\S+(?:\s+\d+)?"
     r"|\*?\s*republica(?:do|da|[cç][aã]o|-se)\b.*)"
     rf"|{_ENTITY})[\s\f]*")
@@ -208,10 +210,12 @@ _GOES_ON = frozenset("a o as os à da do das dos de na no nas nos pela pelo e co
 _COMMON_WORDS = frozenset("de da do das dos que em para com no na os as ao por se e o a".split())
 # How the lines worth reading start: the first letters of the types and titles above, and of
 # "Código Identificador". Searched from the newline before, a literal the regular expression
-# engine finds fast: lines that start otherwise cost next to nothing.
+# engine finds fast; the first letter is tested as one set before the words, grouped by it,
+# are tried: lines that start otherwise cost next to nothing.
 _LINE_START = re.compile(
-    r"\n[ \t\f*•·|>–—(-]*(?:l[e3][il1]|dec|res|por|eme|instru|avi|pre|tom|con|dis|ine|ter|adj|hom"
-    r"|rat|cha|ext|ata|ato|t[ií]t|nom|exo|edi|err|retif|rel|com|(?P<code>c[oó]d))", _I)
+    r"\n[ \t\f*•·|>–—(-]*+(?=[ldrpeiatchn])(?:l[e3][il1]|d(?:ec|is)|r(?:es|at|etif|el)"
+    r"|p(?:or|re)|e(?:me|xt|xo|di|rr)|i(?:nstru|ne)|a(?:vi|dj|t[ao])|t(?:om|er|[ií]t)"
+    r"|c(?:on|om|ha)|(?P<code>c[oó]d)|hom|nom)", _I)
 _WORD = re.compile(r"[^\W\d_]{3,}")
 # A line of raised characters only: pdftotext prints the "º" of "Nº" (and of "Art. 1º") on a
 # line of its own above the text it belongs to ("o" above "DECRETO N 24.455, DE …").
@@ -238,6 +242,8 @@ _MASTHEAD = re.compile(r"di[aá]rio\s*oficial|\bedi[cç][aã]o\b", _I)
 # What ends a Sigpub act below its signature.
 _SIGNED = re.compile(r"[ \t]*(?:publicado\s+por|c[oó]digo\s+identificador)\b", _I)
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
+# What makes a line not blank (str.strip's whitespace is the engine's \s).
+_INK = re.compile(r"\S")
 
 
 @dataclass
@@ -755,9 +761,16 @@ def _next_lines(text: str, at: int, hi: int, count: int) -> list[tuple[int, int,
     out: list[tuple[int, int, str]] = []
     if at > 0 and text[at - 1:at] != "\n":
         at = _line_end(text, at, hi) + 1
-    while at < hi and len(out) < count:
-        end = _line_end(text, at, hi)
-        if text[at:end].strip():
-            out.append((at, end, text[at:end]))
+    # From the next character that is not blank to its line's bounds: Tika's blank lines
+    # are skipped in one search, not one by one.
+    while len(out) < count:
+        ink = _INK.search(text, at, hi)
+        if ink is None:
+            break
+        begin = text.rfind("\n", at, ink.start()) + 1 or at
+        end = text.find("\n", ink.start(), hi)
+        if end < 0:
+            end = hi
+        out.append((begin, end, text[begin:end]))
         at = end + 1
     return out
