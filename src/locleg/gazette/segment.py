@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
+from itertools import islice
 
 from ..enrich.heading import read_heading_lines
 from ..enrich.numbering import canonical_number
@@ -542,7 +544,7 @@ def _in_masthead(text: str, line_start: int, heading_end: int, lo: int, hi: int)
 def _followed_by_act(text: str, at: int, hi: int) -> bool:
     """An ementa, a preamble or an enacting clause follows (page furniture skipped), not a
     signature's end or nothing."""
-    for _, _, line in _next_lines(text, at, hi, 4):
+    for _, _, line in islice(_lines_after(text, at, hi), 4):
         stripped = line.strip().lstrip(_QUOTES)
         if _OPENING.match(stripped):  # the common case first: the trailer's test costs more
             return True
@@ -559,7 +561,7 @@ def _opens(text: str, st: _Start, hi: int) -> bool:
     # An opening starts a sentence: "considerando" at the start of a line inside a quoted
     # paragraph is no preamble.
     return any(_OPENING.match(line) and line.strip().lstrip(_QUOTES)[:1].isupper()
-               for _, _, line in _next_lines(text, st.heading_end, hi, 4))
+               for _, _, line in islice(_lines_after(text, st.heading_end, hi), 4))
 
 
 def _matter_start(text: str, match: re.Match, start: int, line_end: int, previous: str,
@@ -612,7 +614,7 @@ def _one_per_identifier(text: str, lo: int, hi: int, starts: list[_Start],
 
 
 def _first_content_line(text: str, begin: int, stop: int) -> tuple[int, int] | None:
-    for start, end, line in _next_lines(text, begin, stop, 12):
+    for start, end, line in islice(_lines_after(text, begin, stop), 12):
         if not _TRAILER.fullmatch(line):
             return start, end
     return None
@@ -758,19 +760,23 @@ def _nonblank_above(text: str, line_start: int, lo: int, within: int) -> str:
 def _next_lines(text: str, at: int, hi: int, count: int) -> list[tuple[int, int, str]]:
     """Up to `count` non-blank lines from the line after position `at` (or at it, when `at`
     starts a line): (start, end, text)."""
-    out: list[tuple[int, int, str]] = []
+    return list(islice(_lines_after(text, at, hi), count))
+
+
+def _lines_after(text: str, at: int, hi: int) -> Iterator[tuple[int, int, str]]:
+    """The non-blank lines from the line after position `at` (or at it, when `at` starts a
+    line), read as they are asked for: most readers stop at the first or second."""
     if at > 0 and text[at - 1:at] != "\n":
         at = _line_end(text, at, hi) + 1
     # From the next character that is not blank to its line's bounds: Tika's blank lines
     # are skipped in one search, not one by one.
-    while len(out) < count:
+    while True:
         ink = _INK.search(text, at, hi)
         if ink is None:
-            break
+            return
         begin = text.rfind("\n", at, ink.start()) + 1 or at
         end = text.find("\n", ink.start(), hi)
         if end < 0:
             end = hi
-        out.append((begin, end, text[begin:end]))
+        yield begin, end, text[begin:end]
         at = end + 1
-    return out
