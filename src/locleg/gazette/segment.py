@@ -271,9 +271,16 @@ def text_quality(text: str) -> str | None:
     # Three samples: a broken text layer may spoil only part of a gazette's pages.
     size = len(text)
     samples = [text[at:at + 2000] for at in sorted({0, size // 2, max(0, size - 2000)})]
-    # Words only: a table of figures is text, however few words stand between its numbers.
-    words = [w for s in samples for w in _LETTER_RUN.findall(s.lower())]
-    tokens, common = len(words), sum(map(_COMMON_WORDS.__contains__, words))
+    tokens = common = 0
+    for i, sample in enumerate(samples):
+        # Words only: a table of figures is text, however few words stand between its numbers.
+        words = _LETTER_RUN.findall(sample.lower())
+        tokens += len(words)
+        common += sum(map(_COMMON_WORDS.__contains__, words))
+        # Common words enough (≥ 4%) whatever the samples left hold (n characters hold at
+        # most (n + 1) // 2 words): the text is text, the rest need not be read.
+        if 25 * common >= tokens + sum((len(s) + 1) // 2 for s in samples[i + 1:]):
+            return None
     if tokens >= 40 and common / tokens < 0.04:  # too few words to judge a short notice
         return GARBAGE
     return None
