@@ -34,7 +34,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
-from itertools import islice
+from itertools import chain, islice, pairwise
 
 from ..enrich.heading import read_heading_lines
 from ..enrich.numbering import canonical_number
@@ -575,9 +575,9 @@ def _matter_start(text: str, match: re.Match, start: int, line_end: int, previou
                   flags: set[str]) -> _Start | None:
     """A notice's title: a short line in capitals, not the tail of a sentence."""
     title = text[start:line_end].strip()
-    letters = [c for c in title if c.isalpha()]
+    letters = list(filter(str.isalpha, title))
     if (len(title) > 120 or not letters
-            or sum(c.isupper() for c in letters) < 0.8 * len(letters)
+            or sum(map(str.isupper, letters)) < 0.8 * len(letters)
             or _goes_on(previous)):
         return None
     kind = next(k for k in MATTER if match[k])
@@ -633,8 +633,10 @@ def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
         return None, st.heading_end
     lines: list[str] = []
     body_start = st.heading_end
-    following = _next_lines(text, st.heading_end, end, 9)
-    for at, (line_start, line_end, line) in enumerate(following[:8]):
+    # Eight lines at most, each with the one below it (None after the last), read as the
+    # loop asks for them: most ementas end within two or three.
+    following = pairwise(chain(islice(_lines_after(text, st.heading_end, end), 9), [None]))
+    for (line_start, line_end, line), below in islice(following, 8):
         if _REPUBLISHED.match(line) or _CONTINUATION.match(line) or (not lines and (
                 _HEADING_DATE.match(line) or _PLACE_DATE.match(line) or _YEAR_LINE.fullmatch(line)
                 or (not _OPENING.match(line) and _TRAILER.fullmatch(line)))):
@@ -650,8 +652,8 @@ def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
                                          and not _runs_on(lines)):
             break
         if not lines and (not line.strip().lstrip(_QUOTES)[:1].isupper() or (
-                _NAME_LINE.fullmatch(line.strip()) and at + 1 < len(following)
-                and _ENACTOR_LINE.match(following[at + 1][2]))):
+                _NAME_LINE.fullmatch(line.strip()) and below is not None
+                and _ENACTOR_LINE.match(below[2]))):
             break  # "MARIA ELIANE PEREIRA ALENCAR SOARES," ⏎ "SECRETÁRIA MUNICIPAL …": a preamble
         lines.append(line.strip())
         body_start = line_end
