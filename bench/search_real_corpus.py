@@ -6,8 +6,8 @@ fetched as bare git directories (the `fetch` tool of the session puts them under
 /work/.mirror/<owner>+<name>/repo):
 
 - DadosAbertosDeFeira/leis-municipais at 80117cd: the 6,439 norms of Feira de Santana (BA)
-  as leismunicipais.com.br printed them (one HTML page per norm, Windows-1252): the title in
-  an <h2>, the ementa after it, then the text;
+  as leismunicipais.com.br printed them (one HTML page per norm, Windows-1252 or UTF-8):
+  the title in an <h2>, the ementa after it, then the text;
 - viniciusmoro79/marica-rj at 9925b76: about 130 norms of Maricá (RJ) in Markdown (a "# "
   title, the ementa as the next paragraph, then the text).
 
@@ -57,6 +57,9 @@ MARICA_CODES = {
 }
 
 
+ENACTING = re.compile(r"(?i)sanciono|promulg|aprovou|decreta\b|no uso d[ea]s? (suas )?atribui")
+
+
 def git(mirror: Path, *args: str) -> bytes:
     return subprocess.run(["git", "-c", "core.quotepath=off", "--git-dir", str(mirror), *args],
                           check=True, capture_output=True).stdout
@@ -83,7 +86,11 @@ def feira(mirror: Path) -> Iterator[dict]:
         if not found:
             continue
         number, year = int(found.group(1)), int(found.group(2))
-        page = git(mirror, "show", f"{commit}:{path}").decode("cp1252", errors="replace")
+        raw = git(mirror, "show", f"{commit}:{path}")
+        try:  # most pages are Windows-1252; a few newer ones UTF-8
+            page = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            page = raw.decode("cp1252", errors="replace")
         head = re.search(r"(?is)<h2>(.*?)</h2>(.*?)(?:<img[^>]*cabecal[^>]*>|$)", page)
         if head is None:
             continue
@@ -110,10 +117,15 @@ def marica(mirror: Path) -> Iterator[dict]:
         if not paragraphs:
             continue
         title = paragraphs[0].lstrip("# ").strip()
-        ementa = paragraphs[1] if len(paragraphs) > 1 else ""
+        rest = [p for p in paragraphs[1:] if not p.startswith("#")]  # the title again
+        ementa = re.sub(r"^[|>\s]*(EMENTA:\s*)?", "", rest[0]) if rest else ""
+        if ENACTING.search(ementa[:200]):  # old laws have no ementa: the text begins
+            ementa = ""
+        else:
+            rest = rest[1:]
         yield {"id": f"mar.{slug}.{number}.{year}", "jurisdiction": 3302700, "uf": "RJ",
                "place": "Maricá", "type": kind, "number": str(number), "year": year,
-               "title": title, "ementa": ementa, "text": "\n\n".join(paragraphs[2:]),
+               "title": title, "ementa": ementa, "text": "\n\n".join(rest),
                "source": f"{repo}@{commit[:7]}:{path}"}
 
 
