@@ -71,8 +71,10 @@ from locleg.search.index import norm_texts  # noqa: E402
 from locleg.search.query import (  # noqa: E402
     All,
     Any_,
+    Joined,
     Node,
     Phrase,
+    Some,
     Word,
     parse,
     with_joined_words,
@@ -96,6 +98,9 @@ def to_fts5(node: Node) -> str:
         return "(" + " OR ".join(to_fts5(i) for i in node.items) + ")"
     if isinstance(node, All):
         return "(" + " AND ".join(to_fts5(i) for i in node.items) + ")"
+    if isinstance(node, Some):  # the reference requires every word, as before issue 22
+        return to_fts5(All(tuple(i for i in (*node.items, *node.required)
+                                 if not isinstance(i, Joined))))
     return f"({to_fts5(node.include)} NOT {to_fts5(node.exclude)})"
 
 
