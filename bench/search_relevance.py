@@ -19,8 +19,16 @@ topical, phrase, inflection, accents, spelling; with and without a UF or jurisdi
 filter), each cell the mean nDCG@10 / success@1, and rows of ratios; --verbose adds each
 query's figures and first three results.
 
+Then the real set (issue 22; tests/real_fixtures.py, tests/data/search_real/): 6,563 real
+norms of Feira de Santana and Maricá with 77 colloquial queries ("lei que proíbe soltar
+fogos") and 16 known-item and number queries, through the engine, the engine with an empty
+synonym list, and the baseline of the issue: a plain SQLite FTS5 bm25 over the same texts,
+no stemming, the words OR-joined (built here in a temporary file). Per group: MRR, how many
+have a norm meant in the top 10, nDCG@10, success@1, and how many have first a long text
+that nobody meant.
+
     .venv/bin/python bench/search_relevance.py [--postgresql [URL]] [--baseline REF]
-                                               [--label NAME] [--verbose]
+                                               [--label NAME] [--verbose] [--real-only]
 
 --postgresql without a URL starts a throwaway server as the suite does (tests/pgserver.py).
 """
@@ -245,8 +253,8 @@ class OrBM25:
     words each quoted and joined by OR, ranked by bm25() with its default weights."""
 
     def __init__(self, store, ids: dict[str, int]) -> None:
-        self.db = sqlite3.connect(os.path.join(tempfile.mkdtemp(prefix="locleg-or-"),
-                                               "fts.db"))
+        self.folder = tempfile.TemporaryDirectory(prefix="locleg-or-")  # gone with self
+        self.db = sqlite3.connect(os.path.join(self.folder.name, "fts.db"))
         self.db.execute("CREATE VIRTUAL TABLE fts USING fts5(ementa, body, "
                         "tokenize = 'unicode61 remove_diacritics 2')")
         self.db.executemany("INSERT INTO fts (rowid, ementa, body) VALUES (?, ?, ?)",

@@ -26,7 +26,7 @@ from sqlalchemy import bindparam, insert, update
 from locleg.corpus import Corpus
 from locleg.enrich.run import enrich
 from locleg.enrich.types import normalize_type
-from locleg.search import refresh_index
+from locleg.search.index import rebuild_index
 from locleg.store import utcnow
 from locleg.store.schema import extraction, page
 from tests.explorer_fixtures import ExplorerCorpus, norms_of
@@ -101,7 +101,7 @@ def build_real_corpus(corpus: Corpus) -> ExplorerCorpus:
                 "url": f"https://sapl.{code}.example/norma/{n.id}"} for n in mine], seen))
         _add_texts(ec, mine)
     enrich(corpus, reread=False)
-    refresh_index(store)
+    rebuild_index(store)  # a bulk load: few, large segments
     ec.norms.update(norms_of(corpus, ec.records))
     return ec
 
