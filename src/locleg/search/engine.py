@@ -64,16 +64,21 @@ FACETS = ("uf", "jurisdiction", "type", "year", "method", "text", "status")
 # The named norms' scores: below any score of the words (lower is better), in the order named.
 PINNED = -1e15
 # The dense stage (search/dense.py), when on: BM25's first FUSE_DEPTH matches and the
-# FUSE_DEPTH norms nearest the query's embedding are fused by reciprocal rank (each norm
-# scores the sum of weight / (RRF_K + its rank) in either list) and come first, in that
-# order (values FUSED + position: below any score of the words, above the named norms);
-# BM25's other matches follow by score.
+# FUSE_DEPTH norms nearest the query's embedding are fused by a mix of their scores: each
+# scores (1 - MIX) x its BM25 over the best BM25 plus MIX x its cosine scaled from the
+# FUSE_DEPTH-th cosine (0) to the best (1). Of the nearest, only the first DENSE_ADDS may
+# enter without BM25 matching them (so a search adds at most that many to its total).
+# The fused norms come first, in that order (values FUSED + position: below any score of
+# the words, above the named norms); BM25's other matches follow by score. Reciprocal rank
+# fusion (RRF_K, DENSE_WEIGHT) was measured too: it lost the old set's first places
+# (docs/search.md).
 FUSED = -1e14
 FUSE_DEPTH = 100
-RRF_K = 60
-DENSE_WEIGHT = 1.0
+DENSE_ADDS = 20
 FUSION = "mix"
 MIX = 0.3
+RRF_K = 60
+DENSE_WEIGHT = 0.3
 # Words that ask for exact matching (quotes, +, -, AND, OR, NOT): the dense stage stays out.
 _EXACT_SYNTAX = re.compile(r'"|(?:^|\s)[+-]|\b(?:AND|OR|NOT)\b')
 _SAFE_VALUE = re.compile(r"^[a-z][a-z0-9.]{0,63}$")
@@ -465,8 +470,9 @@ def _fused(store: Store, searcher: tantivy.Searcher, plan: _Plan, pinned: list[i
                 scores[norm_id] += (1 - MIX) * score / top
         if near:
             best, floor = near[0][1], near[-1][1]
-            for norm_id, cosine in near:
-                scores[norm_id] += MIX * (cosine - floor) / ((best - floor) or 1.0)
+            for rank, (norm_id, cosine) in enumerate(near):
+                if rank < DENSE_ADDS or norm_id in scores:
+                    scores[norm_id] += MIX * (cosine - floor) / ((best - floor) or 1.0)
     return [norm_id for norm_id, _ in sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))]
 
 
