@@ -76,7 +76,7 @@ FUSED = -1e14
 FUSE_DEPTH = 100
 DENSE_ADDS = 20
 FUSION = "mix"
-MIX = 0.3
+MIX = 0.2
 RRF_K = 60
 DENSE_WEIGHT = 0.3
 # Words that ask for exact matching (quotes, +, -, AND, OR, NOT): the dense stage stays out.
