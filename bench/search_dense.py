@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import resource
 import statistics
 import sys
 import tempfile
@@ -177,7 +176,6 @@ def at_scale(folder: Path, size: int) -> None:
     """The stage's part of a search over `size` vectors in the on-disk format."""
     target = folder / "scale" / dense.FOLDER
     rng = np.random.default_rng(7)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with dense._Writing(target) as w:
         step = 100_000
         for start in range(0, size, step):
@@ -191,7 +189,8 @@ def at_scale(folder: Path, size: int) -> None:
     started = time.monotonic()
     held = len(vectors)
     loaded = time.monotonic() - started
-    rss = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    memory = sum(s.vectors.nbytes + s.ids.nbytes + s.codes.nbytes + s.digests.nbytes
+                 for s in vectors.segments())
     queries = ["lei que proíbe soltar fogos", "meia passagem de ônibus para estudante",
                "estacionamento rotativo", "feriados municipais", "fila preferencial",
                "imposto sobre imóveis", "poda de árvores", "horário do comércio"] * 4
@@ -209,7 +208,7 @@ def at_scale(folder: Path, size: int) -> None:
     size_on_disk = sum(p.stat().st_size for p in target.iterdir())
     print(f"\n## The dense stage over {held:,} vectors ({dense.DIM} dimensions; "
           f"{size_on_disk / 2**30:.2f} GiB on disk as float16, read in {loaded:.1f} s, "
-          f"{rss / 1024:.2f} GiB more peak memory as float32)\n")
+          f"{memory / 2**30:.2f} GiB in memory as float32)\n")
     print("| part of a search | p50 ms | p95 ms |")
     print("|---|---|---|")
     for name, seconds in (("embed the query", embedding),
