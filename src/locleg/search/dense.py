@@ -69,6 +69,12 @@ def _encoder():
     return USE(threads=1)
 
 
+def load_model() -> None:
+    """Load the model now (about a second, more on a busy machine), not within a search's
+    deadline."""
+    _encoder()
+
+
 def embed(texts: Sequence[str]) -> np.ndarray:
     """Unit vectors (float32, DIM wide) of these texts, lowercased: the model's pieces of
     an upper-case ementa ("DISPÕE SOBRE …", as many are printed) are not those of the

@@ -339,6 +339,8 @@ def search(store: Store, request: SearchRequest, budget: Budget | None = None,
     searcher = textindex.for_store(store).searcher()
     if use_dense is None:
         use_dense = dense.enabled(store)
+    if use_dense:
+        dense.load_model()
     with store.reading() as conn, budget.guard(conn):
         _search(store, conn, searcher, plan, budget, result, facets_exact_up_to, use_dense)
     return result
