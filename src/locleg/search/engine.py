@@ -29,6 +29,7 @@ import re
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import tantivy
 from sqlalchemy import bindparam, text
@@ -454,7 +455,7 @@ def _fused(store: Store, searcher: tantivy.Searcher, plan: _Plan, pinned: list[i
     found = searcher.search(plan.query, FUSE_DEPTH, count=False, weight_by_field="authority")
     lexical = [i for i in _ids(searcher, found) if i not in pinned]
     vectors = dense.vectors_of(store)
-    near = vectors.nearest(dense.embed([request.q])[0], FUSE_DEPTH * 2,
+    near = vectors.nearest(_query_vector(request.q), FUSE_DEPTH * 2,
                            jurisdictions=request.jurisdictions, ufs=request.ufs)
     kept = plan.among(searcher, [i for i, _ in near], words=False)  # the other filters
     near = [(i, c) for i, c in near if i in kept and i not in pinned][:FUSE_DEPTH]
@@ -476,6 +477,12 @@ def _fused(store: Store, searcher: tantivy.Searcher, plan: _Plan, pinned: list[i
                 if rank < DENSE_ADDS or norm_id in scores:
                     scores[norm_id] += MIX * (cosine - floor) / ((best - floor) or 1.0)
     return [norm_id for norm_id, _ in sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))]
+
+
+@lru_cache(maxsize=256)
+def _query_vector(q: str):
+    """A query's embedding, kept: the next page and a relaxed retry ask for it again."""
+    return dense.embed([q])[0]
 
 
 def _ranked_page(searcher: tantivy.Searcher, plan: _Plan, after, wanted: int,
