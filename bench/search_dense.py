@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 
 import numpy as np  # noqa: E402
+from sqlalchemy import select  # noqa: E402
 from tests.dense_fixtures import load_norms, read_norms  # noqa: E402
 from tests.relevance_fixtures import (  # noqa: E402
     QUERIES,
@@ -45,13 +46,14 @@ from tests.relevance_fixtures import (  # noqa: E402
 )
 
 from locleg.config import set_search_dense  # noqa: E402
-from locleg.corpus import init_corpus  # noqa: E402
+from locleg.corpus import init_corpus, open_corpus  # noqa: E402
 from locleg.search import (  # noqa: E402
     SearchRequest,
     dense,
     refresh_index,
     search,
 )
+from locleg.store.schema import record  # noqa: E402
 
 K = 10
 
@@ -118,22 +120,29 @@ def old_set(folder: Path) -> None:
     corpus.close()
 
 
-def real_set(folder: Path, data: Path) -> None:
+def real_set(folder: Path, data: Path, kept: Path | None = None) -> None:
     norms = read_norms(data / "norms.jsonl.gz")
     with open(data / "queries.jsonl", encoding="utf-8") as lines:
         queries = [json.loads(line) for line in lines if line.strip()]
-    corpus = init_corpus(folder / "real", None)
-    started = time.monotonic()
-    ids = load_norms(corpus, norms)
-    indexed = time.monotonic() - started
-    set_search_dense(corpus.folder, True)
-    embedded, seconds = _fill(corpus.store)
-    rate = embedded / seconds
     print(f"\n## The real set: {len(norms):,} norms ({data}), {len(queries)} queries")
-    print(f"\nBuild: stored and indexed (Tantivy) in {indexed:.1f} s; embedded {embedded:,} "
-          f"norms in {seconds:.1f} s: {rate:.1f} norms/s on one process, so 1M norms take "
-          f"{1e6 / rate / 3600:.1f} h of one core (built in the background by the refreshes, "
-          f"{dense.FILL_SECONDS:.0f} s of each)")
+    if kept is not None and (kept / "locleg.toml").is_file():
+        corpus = open_corpus(kept)  # built by an earlier run with --corpus: searches only
+        with corpus.store.engine.connect() as conn:
+            ids = dict(conn.execute(select(record.c.native_id, record.c.norm_id)).all())
+        print(f"\n(the corpus built earlier in {kept}; {len(dense.vectors_of(corpus.store)):,} "
+              "vectors)")
+    else:
+        corpus = init_corpus(kept or folder / "real", None)
+        started = time.monotonic()
+        ids = load_norms(corpus, norms)
+        indexed = time.monotonic() - started
+        set_search_dense(corpus.folder, True)
+        embedded, seconds = _fill(corpus.store)
+        rate = embedded / seconds
+        print(f"\nBuild: stored and indexed (Tantivy) in {indexed:.1f} s; embedded "
+              f"{embedded:,} norms in {seconds:.1f} s: {rate:.1f} norms/s on one process, so "
+              f"1M norms take {1e6 / rate / 3600:.1f} h of one core (built in the background "
+              f"by the refreshes, {dense.FILL_SECONDS:.0f} s of each)")
     names = {norm_id: name for name, norm_id in ids.items()}
     groups: dict[str, dict[bool, list[dict]]] = {"all": {False: [], True: []}}
     times: dict[bool, list[float]] = {False: [], True: []}
@@ -240,12 +249,15 @@ def main() -> None:
     parser.add_argument("--million", type=int, default=1_000_000, metavar="N",
                         help="vectors for the scale figures (0: none)")
     parser.add_argument("--skip-old", action="store_true", help="not the old set")
+    parser.add_argument("--corpus", type=Path, metavar="DIR",
+                        help="build the real set's corpus here and keep it; if it is there "
+                             "already, only search it")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="locleg-dense-") as folder:
         if not args.skip_old:
             old_set(Path(folder))
         if (args.real / "queries.jsonl").is_file():
-            real_set(Path(folder), args.real)
+            real_set(Path(folder), args.real, args.corpus)
         else:
             print(f"\n(no real set at {args.real})")
         if args.million:
