@@ -99,12 +99,16 @@ def refresh_index(store: Store, *, batch: int = BATCH, commit_every: int = COMMI
             held_norms += len(norm_ids)
             report.norms += len(norm_ids)
             if held_norms >= commit_every:
-                report.jurisdictions |= _commit(store, writer, held, passages, dense_on)
+                if dense_on:
+                    _forget_stale(store, held, passages)
+                report.jurisdictions |= _commit(store, writer, held)
                 held, held_norms, passages = [], 0, {}
             if on_progress:
                 on_progress(report.norms, total)
         if held:
-            report.jurisdictions |= _commit(store, writer, held, passages, dense_on)
+            if dense_on:
+                _forget_stale(store, held, passages)
+            report.jurisdictions |= _commit(store, writer, held)
     except BaseException:
         writer.rollback()
         raise
@@ -122,14 +126,16 @@ def refresh_index(store: Store, *, batch: int = BATCH, commit_every: int = COMMI
     return report
 
 
-def _commit(store: Store, writer, held: list, passages: dict[int, tuple[int, str]],
-            dense_on: bool) -> set[int]:
-    """Tantivy first, then the database: the queue rows go only once the index holds them.
-    The dense stage's stale vectors are dropped before the queue rows go, so a crash
-    between leaves at worst a vector dropped that `fill` embeds again."""
+def _forget_stale(store: Store, held: list, passages: dict[int, tuple[int, str]]) -> None:
+    """The dense stage's vectors of the held norms whose embedded text changed go before
+    anything is committed: a crash after leaves their queue rows (they are indexed again)
+    and at worst a vector dropped that `fill` embeds again, never a stale one kept."""
+    dense.forget_changed(store, [i for _, _, ids in held for i in ids], passages)
+
+
+def _commit(store: Store, writer, held: list) -> set[int]:
+    """Tantivy first, then the database: the queue rows go only once the index holds them."""
     writer.commit()
-    if dense_on:
-        dense.forget_changed(store, [i for _, _, ids in held for i in ids], passages)
     touched: set[int] = set()
     with store.engine.begin() as conn:
         _lock(conn)
