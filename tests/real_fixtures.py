@@ -4,7 +4,9 @@
 there; bench/search_real_corpus.py rebuilds them), and graded queries: `colloquial` ones
 written as a citizen or a journalist types them ("lei que proíbe soltar fogos", "meia
 passagem de ônibus para estudante"), without the ementas' wording, and `known` ones that name
-a norm ("lei 3404", "LC 11/2002"). Grades: 2 the norm meant, 1 related.
+a norm ("lei 3404", "LC 11/2002"); `held_out` ones, colloquial too, written after the
+synonym list by someone who had seen neither it nor the colloquial queries (an honest measure
+of the list, never tuned on). Grades: 2 the norm meant, 1 related.
 
 build_real_corpus() stores the norms as a SAPL harvest and an extraction would (records,
 then the text of each as the page of a PDF, printed title and ementa first as real texts
@@ -32,7 +34,9 @@ from locleg.store.schema import extraction, page
 from tests.explorer_fixtures import ExplorerCorpus, norms_of
 
 DATA = Path(__file__).parent / "data" / "search_real"
-GROUPS = ("colloquial", "known")
+# held_out: colloquial queries written after the synonym list by someone who had not seen it
+# (nor the colloquial queries): a measurement of the list on queries it was not written for.
+GROUPS = ("colloquial", "held_out", "known")
 # The type as a record would print it, for the store's normalisation.
 _TYPE_RAW = {"lei": "Lei", "lei.complementar": "Lei Complementar", "decreto": "Decreto",
              "decreto.legislativo": "Decreto Legislativo", "resolucao": "Resolução",
