@@ -327,3 +327,48 @@ def test_a_publisher_error_is_a_recorded_problem(corpus, oai):
         assert "OAI-PMH error cannotDisseminateFormat: oai_lexml is not supported" in said
         assert _records(corpus) == {}
         assert len(_listing_targets(server)) == 1  # every window would fail alike
+
+
+# -- hostile publishers (issue 23) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("clock", ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
+                                   "2013-02-30T00:00:00Z", "amanhã"])
+def test_an_absurd_publisher_clock_is_recorded_and_the_listing_goes_on(corpus, oai, clock):
+    oai.response_date = clock
+    source_id = _add(corpus, oai)
+    report = run(corpus, [source_id])
+    assert report.cycles_finished == 1 and _live(corpus) == _ids(oai)
+    said = [p["message"] for p in problems(corpus)]
+    assert [m for m in said if m.startswith("the publisher's clock (responseDate) "
+                                            f"{clock!r} is not a plausible datestamp")]
+
+
+def test_a_huge_resumption_token_is_refused_with_its_cause_first(corpus, oai):
+    oai.add_fault("huge_token", "verb=ListRecords", times=1)
+    source_id = _add(corpus, oai)
+    report = run(corpus, [source_id])
+    assert report.cycles_finished == 1 and report.removed == 0
+    assert len(_live(corpus)) == 10  # the page that carried it is kept
+    assert max(len(r.target) for r in oai.requests()) < 4096  # never sent back
+    said = [p["message"] for p in problems(corpus)]
+    refused = [m for m in said if m.startswith("a resumption token of 5,000,000 characters "
+                                               "(at most 2,000 are followed) refused")]
+    assert refused and len(refused[0]) < 1000 and "no removals this cycle" in refused[0]
+    with corpus.store.engine.connect() as conn:
+        assert len(conn.scalar(select(source.c.last_error))) < 1000
+
+
+@pytest.mark.parametrize("complete_list_size", [False, True])
+def test_a_listing_that_never_ends_is_stopped_and_recorded(corpus, complete_list_size):
+    with OaiServer(25, files_every=0, complete_list_size=complete_list_size) as server:
+        server.add_fault("endless_token", "verb=ListRecords")
+        source_id = _add(corpus, server)
+        report = run(corpus, [source_id], max_time=300)
+        listing = _listing_targets(server)
+    assert report.cycles_finished == 1 and report.removed == 0
+    assert _live(corpus) == _ids(server)
+    # Three rounds of nothing new at most per window: never stopped by the clock.
+    assert len(listing) < 40
+    said = [p["message"] for p in problems(corpus)]
+    assert [m for m in said if m.startswith("the listing runs away: ")]

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from locleg.corpus import init_corpus, open_corpus
 from locleg.fixtures.harvesting import run
-from locleg.fixtures.portal_servers import EsPortal, GoApi, SpBulk
+from locleg.fixtures.portal_servers import EsPortal, GoApi, SpBulk, synthetic_laws
 from locleg.harvest.discover import register
 from locleg.harvest.portal import PLATFORM
 from locleg.harvest.portal_config import ConfigError, key_lines, load
@@ -461,3 +461,73 @@ def test_the_worked_examples_load():
     for name in ("es", "go", "sp"):
         config = load((EXAMPLES / f"{name}.toml").read_text("utf-8"), f"{name}.toml")
         assert config.fields["native_id"] and config.documents["texto_integral"]
+
+
+# -- hostile portals (issue 23) --------------------------------------------------------------------
+
+
+def test_a_regex_that_backtracks_catastrophically_is_refused_at_load():
+    text = _GOOD.replace('ementa = "td:nth-child(4)"',
+                         "ementa = { css = \"td:nth-child(4)\", regex = '(a|aa)+;' }")
+    with pytest.raises(ConfigError) as caught:
+        load(text, "es.toml")
+    (line,) = str(caught.value).splitlines()
+    assert line.startswith("es.toml:23: fields.ementa: bad regex '(a|aa)+;': it backtracks "
+                           "catastrophically"), line
+
+
+def test_a_regex_slow_on_the_portals_own_text_is_bounded_and_recorded(tmp_path, corpus_dir):
+    """A pattern no probe text trips (it repeats 'ç') meets an ementa made of 'ç': each
+    search stops at REGEX_SECONDS, the value is left out and said, the rest harvested."""
+    laws = synthetic_laws(25)
+    for law in laws[:5]:
+        law.ementa = "ç" * 60 + "?"
+    with EsPortal(laws) as es:
+        config = example("es", es.url, tmp_path, **{
+            'ementa = "td:nth-child(4)"': "ementa = { css = \"td:nth-child(4)\", "
+                                          "regex = '(?:ç|çç)+!|(.+)' }"})
+        add(corpus_dir, config, ES)
+        harvest(corpus_dir, "--no-files")
+    found = records(corpus_dir)
+    assert len(found) == 25
+    slow = [r for r in found.values() if r["ementa"] is None]
+    assert len(slow) == 5
+    assert {r["ementa"] for r in found.values() if r not in slow} == \
+        {law.ementa for law in laws[5:]}
+    said = [m for m in problems(corpus_dir) if "took more than 0.2 s" in m]
+    assert len(said) == 5 and "a value of 61 characters: the value left out" in said[0]
+
+
+def test_a_postback_pager_that_starts_over_is_stopped_without_removals(tmp_path, corpus_dir):
+    with EsPortal(count=45) as es:
+        add(corpus_dir, example("es", es.url, tmp_path), ES)
+        harvest(corpus_dir, "--no-files")
+        es.looping_pager = True  # past page 3 the postback answers page 1, 2, 3, 1, ...
+        es.delete(3)
+        harvest(corpus_dir, "--refresh", "--no-files")
+        posts = [r for r in es.requests(path="consulta") if r.method == "POST"]
+    assert all(r["removed_at"] is None for r in records(corpus_dir).values())
+    (loop,) = [m for m in problems(corpus_dir) if "loops" in m]
+    assert loop.startswith("page 4 repeats an earlier page (the same 20 items): the paging "
+                           "loops") and "no norm is marked removed" in loop
+    assert len(posts) == 2 + 3  # never past the first page seen twice
+
+
+@pytest.mark.parametrize("location", ["http://10.0.0.7/media/x.pdf", "file:///etc/passwd",
+                                      "http://127.0.0.1:9/x.pdf"])
+def test_a_portal_redirecting_to_a_private_address_or_a_file_is_refused(tmp_path, corpus_dir,
+                                                                        location):
+    with GoApi(count=12) as go:
+        go.add_fault("redirect_private", r"/legislacoes/7/pdf", value=location)
+        add(corpus_dir, example("go", go.url, tmp_path), GO)
+        harvest(corpus_dir)
+        docs = documents(corpus_dir)
+    assert docs["7"][0]["data"] is None  # nothing fetched from there
+    assert all(d["data"] and d["data"].startswith(b"%PDF") for k, ds in docs.items()
+               for d in ds if k != "7")
+    (refused,) = [m for m in problems(corpus_dir) if "/legislacoes/7/pdf" in m or
+                  location in m]
+    assert refused.startswith("refused ") and refused.endswith(
+        "(not retried before the next cycle)")
+    assert ("is a loopback, private or link-local address" in refused
+            or "only http(s) URLs are followed" in refused), refused

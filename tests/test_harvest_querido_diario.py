@@ -421,3 +421,64 @@ def test_the_stand_in_pages_like_the_real_api():
         assert dates == sorted(dates)
         missing = client.get(f"{srv.url}/cities/2927408")
         assert missing.status_code == 404 and missing.json() == {"detail": "City not found."}
+
+
+# -- hostile answers (issue 23) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bogus, reason", [
+    ("2611101", "territory_id 2611101 was not asked for (only 2918407)"),  # Petrolina's
+    ("../../etc", "territory_id '../../etc' is not an IBGE code"),
+    (2918407.5, "territory_id 2918407.5 is not an IBGE code"),
+    ({"id": 1}, "territory_id {'id': 1} is not an IBGE code"),
+])
+def test_a_gazette_of_a_bogus_territory_is_skipped_and_recorded(corpus, server, bogus, reason):
+    """The API answers for the territory asked; a row naming another is not the city's."""
+    hostile = server.gazettes[0]  # the law gazette of 2011
+
+    def mangle(g, item):
+        return {**item, "territory_id": bogus} if g is hostile else item
+
+    server.mangle_item = mangle
+    add_gazette_source(corpus, server.url)
+    report = run(corpus)
+    assert report.cycles_finished == 1
+    stored = rows_of(corpus, gazette)
+    assert len(stored) == 6 and {g["territory_id"] for g in stored} == {TERRITORY}
+    assert date(2011, 6, 29) not in {g["date"] for g in stored}
+    messages = [p["message"] for p in problems(corpus)]
+    assert f"gazette row 1 skipped: {reason}" in messages
+
+
+def test_a_gazette_past_the_size_cap_is_archived_not_segmented(corpus, server, monkeypatch):
+    monkeypatch.setattr(querido_diario, "MAX_GAZETTE_CHARS", 5_000)
+    huge = Gazette(TERRITORY, date(2024, 2, 1), LAW_GAZETTE * 20, edition="900")
+    server.add(huge)
+    add_gazette_source(corpus, server.url)
+    report = run(corpus)
+    assert report.cycles_finished == 1
+    stored = {g["edition"]: g for g in rows_of(corpus, gazette)}
+    assert len(stored) == 8 and all(g["segmented_at"] is not None for g in stored.values())
+    acts = rows_of(corpus, gazette_act)
+    assert not [a for a in acts if a["gazette_id"] == stored["900"]["id"]]
+    assert [a for a in acts if a["gazette_id"] == stored["100"]["id"]]  # the others are cut
+    size = len(huge.text)
+    assert f"gazette of 01/02/2024: a text of {size:,} characters (more than 5,000): " \
+           "archived, not cut into acts" in [p["message"] for p in problems(corpus)]
+    assert corpus.blobs.read(stored["900"]["text_sha256"]).decode() == huge.text  # archived
+
+
+def test_a_long_line_of_blanks_does_not_make_the_segmenter_quadratic():
+    """A line of 300,000 blanks (a PDF-to-text column of padding) before its word, after an
+    act: page headers
+    were sought in it with a pattern whose blanks and `.*` backtrack over each other (minutes
+    for 50,000; hours for this). Timed generously: it takes well under a second now."""
+    from time import monotonic
+
+    from locleg.gazette.segment import read_gazette
+
+    text = LAW_GAZETTE + " " * 300_000 + "fim\n"
+    started = monotonic()
+    read = read_gazette(text, territory_id=TERRITORY)
+    assert monotonic() - started < 30
+    assert [a.heading[:20] for a in read.acts][:1] == ["LEI Nº 2.199, DE 27 "]

@@ -340,3 +340,33 @@ def test_latin1_pages_and_a_feed_that_is_not_well_formed_xml():
     assert (detail.tipo, detail.numero, detail.ano, detail.data, detail.ementa) == (
         "Lei Complementar", "45", 2012, date(2012, 3, 1), "Institui o Código.")
     assert detail.texto_consolidado and not detail.texto_integral
+
+
+# -- hostile pages (issue 23) ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fault, value, said", [
+    # a page past the 64 MB cap of one answer: that search is lost, the others go on
+    ("oversize", 80 * 2**20, "Lei Ordinária could not be read: more than 67,108,864 bytes, "
+                             "over the cap; the listing is incomplete, nothing is removed"),
+    # cut in the middle of a row, however often asked: the cycle ends there, incomplete
+    ("truncated", None, "(gave up after 4 attempt(s); retried next cycle)"),
+])
+def test_a_huge_or_cut_search_page_is_recorded_and_removes_nothing(corpus, camara, fault, value,
+                                                                   said):
+    _add(corpus, camara.url + "/sapl")
+    run(corpus, files=False)
+    assert len(_records(corpus)) == 5
+    camara.add_fault(fault, r"RSS2_normas.*lst_tip_norma=1&", value=value)
+    camara.delete(1462)
+    report = run(corpus, files=False, refresh=True, max_time=300)
+    assert report.cycles_finished == 1
+    messages = [p["message"] for p in problems(corpus)]
+    assert not [m for m in messages if "could not handle" in m or "Traceback" in m]
+    assert any(said in m for m in messages), messages
+    norms = _records(corpus)
+    if fault == "oversize":  # incomplete: nothing removed
+        assert norms["1462"]["removed_at"] is None
+    camara.clear_faults()
+    run(corpus, files=False, refresh=True)
+    assert _records(corpus)["1462"]["removed_at"] is not None

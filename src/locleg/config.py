@@ -28,6 +28,8 @@ class Settings:
     # Built from made-up samples (`python -m locleg.fixtures.samples DIR --corpus C`): the explorer
     # says so on every page and links none of the samples' portal addresses.
     demo: bool = False
+    # The dense retrieval stage of search (search/dense.py): `search_dense = true`.
+    search_dense: bool = False
 
     @property
     def exports(self) -> Path:
@@ -99,7 +101,7 @@ def read_settings(folder: Path) -> Settings:
     else:
         url = f"sqlite:///{folder / DEFAULT_DB_FILE}"
     return Settings(folder, url, originals_location(folder, raw.get("originals")),
-                    demo=raw.get("demo") is True)
+                    demo=raw.get("demo") is True, search_dense=raw.get("search_dense") is True)
 
 
 def originals_location(folder: Path, written: str | None) -> Path | str:
@@ -110,7 +112,7 @@ def originals_location(folder: Path, written: str | None) -> Path | str:
     return folder / written.removeprefix("file://")
 
 
-def _set_setting(folder: Path, key: str, value: str, note: str | None = None) -> None:
+def _set_setting(folder: Path, key: str, value: str | bool, note: str | None = None) -> None:
     """Write `key = value` into the settings (and a comment line after it), atomically: a
     crash keeps the old file."""
     target = folder / SETTINGS_FILE
@@ -135,6 +137,11 @@ def _set_setting(folder: Path, key: str, value: str, note: str | None = None) ->
 def set_originals(folder: Path, location: str) -> None:
     """Point the settings at another originals store."""
     _set_setting(folder, "originals", location)
+
+
+def set_search_dense(folder: Path, on: bool) -> None:
+    """Turn the dense stage of search (search/dense.py) on or off for this corpus."""
+    _set_setting(folder, "search_dense", on)
 
 
 def mark_demo(folder: Path) -> None:

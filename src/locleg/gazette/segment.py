@@ -16,6 +16,13 @@ amount (a table's row), is not an act already found in the gazette (an annex, a 
 quoting it) and, while the act above has not reached its signature yet, is followed by an
 ementa or an enacting clause.
 
+Real gazettes (tests/data/real_gazettes, pdftotext and Tika texts of own diários and Sigpub's)
+add their shapes: the "º" of "Nº" printed on the line above the heading, a sort or issuer
+between the type and "Nº" ("DECRETO ORÇAMENTÁRIO", "PORTARIA – SEAD": a numbering series of
+its own), Sigpub's title line above the heading, the law that created the gazette in its
+masthead, a signatory's appointment under a signature, ementas in quotation marks and split
+by blank lines (docs/gazettes.md lists them).
+
 The work runs on every archived gazette: one pass of one regular expression finds the lines
 worth reading; only those are read in full.
 """
@@ -24,17 +31,20 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
+from itertools import chain, islice, pairwise
 
 from ..enrich.heading import read_heading_lines
 from ..enrich.numbering import canonical_number
+from ..jurisdictions import fold
 from .associations import Association, Section, association_for, split_municipalities
 
 # The kinds that become norms (LexML tipoDocumento); portarias join them unless the caller
 # says otherwise (many corpora leave them out: most are acts of personnel).
 NORMATIVE = frozenset({"lei", "lei.complementar", "lei.organica", "emenda.lei.organica",
-                       "decreto", "decreto.legislativo", "resolucao"})
+                       "decreto", "decreto.legislativo", "resolucao", "instrucao.normativa"})
 # Non-normative matter, never turned into norms.
 MATTER = ("licitacao", "contrato", "nomeacao", "outro")
 
@@ -109,18 +119,18 @@ _MATTER_TITLES = {
         r"|nomea[cç][aã]o\b|exonera[cç][aã]o\b"),
     "outro": (
         r"edital\s+(?:de\s+)?(?:convoca|notifica|abertura|processo|concurso|chamamento|cita)"
-        r"|errata\b|comunicado\b|aviso\s+de\s+(?:convoca|audi[eê]ncia|consulta)"
+        r"|errata\b|retifica[cç][aã]o\b|comunicado\b|aviso\s+de\s+(?:convoca|audi[eê]ncia|consulta)"
         r"|convoca[cç][aã]o\s+n|relat[oó]rio\s+(?:resumido|de\s+gest)|ata\s+da\s+\w+\s+sess"),
 }
 _MATTER_GROUPS = "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _MATTER_TITLES.items())
 # The types a heading may start with (heading.py reads it in full); "LEIS", "DECRETOS" are
 # section titles. A digit must follow on the line, or "Nº" on the next.
 _NORM_WORD = (r"(?:[l1][e3][il1](?![a-mo-z])|decret[o0](?!s)|resolu[cç][aã][o0]|portar[il1]a(?!s)"
-              r"|emenda)")
+              r"|emenda|instru[cç][aã][o0]\s+normativa)")
 _CANDIDATE = re.compile(
     r"^[ \t\f*•·|>–—-]*"
     r"(?P<cont>\(?continua[cç][aã]o\)?[ \t]*[-–—:]?[ \t]*(?:d[aoe]s?[ \t]+)?)?"
-    rf"(?:(?P<norm>{_NORM_WORD})(?=[^\n]{{0,80}}\d|[^\n]{{0,40}}\n[ \t]*n)"
+    rf"(?:(?:ato[ \t]*/[ \t]*)?(?P<norm>{_NORM_WORD})(?=[^\n]{{0,80}}\d|[^\n]{{0,40}}\n[ \t]*n)"
     rf"|(?:{_MATTER_GROUPS}))", _I | _M)
 # The same, where Tika glued the heading to the end of the line above.
 _GLUED = re.compile(_CANDIDATE.pattern.removeprefix("^"), _I | _M)
@@ -138,20 +148,40 @@ _CLOSING = re.compile(
     r"|(?:publique-se|registre-se|cumpra-se)"
     r"|[^\n]{2,80},\s*(?:em\s+)?\d{1,2}[º°o]?\s+de\s+[a-zç]+\s+de\s+\d{4}\.?[ \t\r]*$)",
     _I | _M)
+# Who enacts, as a preamble names them: "O PREFEITO …", "O Conselho Municipal …", "A DIRETORA
+# PRESIDENTE …", "DAVI PIRES BATISTA, Prefeito do Município …".
+_ENACTOR = (r"(?:prefeit|vice|president|secret|c[aâ]mara|mesa|diretor|gestor|conselho"
+            r"|comiss[aã]o|procurador|chefe|superintendente|controlador|coordenador|plen[aá]rio"
+            r"|governador)")
 # An ementa or an enacting clause: what follows a real heading.
 _OPENING = re.compile(
     r"^[ \t]*(?:disp[oõ]e|altera|autoriza|institui|cria|denomina|abre|regulamenta|estabelece"
     r"|fixa|concede|declara|nomeia|exonera|aprova|homologa|revoga|d[aá]\s+nova|acrescenta"
     r"|prorroga|atualiza|reajusta|ratifica|convoca|designa|torna|inclui|define|disciplina"
-    r"|(?:o|a|o\(a\))\s+(?:prefeit|vice|president|secret|c[aâ]mara|mesa|diretor|gestor)"
+    rf"|(?:o|a|o\(a\))\s+{_ENACTOR}"
     r"|\*?\s*republica|considerando|decreta|resolve|fa[cç]o\s+saber|no\s+uso\s+d)",
     _I | _M)
 # Where the ementa has ended: the enacting clause, the preamble, the first article.
 _AFTER_EMENTA = re.compile(
-    r"[ \t]*(?:(?:o|a|o\(a\))\s+(?:prefeit|vice|president|secret|c[aâ]mara|mesa|diretor"
-    r"|gestor)|considerando|decreta|resolve|fa[cç]o\s+saber|no\s+uso\s+d|art(?:igo)?\.?\s*\d"
+    rf"[ \t]*(?:(?-i:O|A|O\(A\))\s+{_ENACTOR}|(?-i:[A-ZÀ-Ý][A-ZÀ-Ý .'-]{{3,60}}),\s*{_ENACTOR}"
+    # the enacting word stands alone ("DECRETA:", "R E S O L V E:"); "Decreta feriado …" is an
+    # ementa that starts with the verb
+    r"|considerando|(?:d\s?e\s?c\s?r\s?e\s?t\s?a|r\s?e\s?s\s?o\s?l\s?v\s?e)\s*(?::|$)"
+    r"|fa[cç]o\s+saber|no\s+uso\s+d|art(?:igo)?\.?\s*\d"
     r"|[IVXLC]+\s*[-–—)]|§|par[aá]grafo"
-    r"|[A-ZÀ-Ý\s]{3,}:\s*$)", _I)
+    r"|(?-i:[A-ZÀ-Ý\s]{3,}):\s*$)", _I)
+# A name in capitals and a comma, alone on its line: a preamble's subject, when a role follows.
+_NAME_LINE = re.compile(r"(?-i:[A-ZÀ-Ý][A-ZÀ-Ý .'-]{3,60}),")
+_ENACTOR_LINE = re.compile(rf"[ \t]*(?:(?:o|a)\s+)?{_ENACTOR}", _I)
+# The date some headings print on a line of their own: "PORTARIA N° 955 / DATA: 24 de …".
+_HEADING_DATE = re.compile(r"[ \t]*(?:data|de|em)\s*:", _I)
+_PLACE_DATE = re.compile(
+    r"[ \t]*[^\n,]{2,60},[ \t]*(?:em[ \t]+)?\d{1,2}[º°o]?[ \t]+de[ \t]+[^\W\d_]+[ \t]+de\b", _I)
+_YEAR_LINE = re.compile(r"[ \t]*(?:19|20)\d{2}\.?[ \t\r]*")
+# Quotation marks some gazettes print around an ementa.
+_QUOTES = "\"“”'‘’«»"
+# Abbreviations a line of an ementa may end with, its sentence going on ("… INCISO I, DO ART.").
+_ABBREVIATIONS = frozenset("art arts inc n nº no nr par al dr sr sra lc fls".split())
 # Lines between acts that belong to none: page headers and footers, section and entity titles
 # (in capitals), a republication note (it belongs to the act below).
 _ENTITY = (r"(?:ESTADO|PREFEITURA|C[ÂA]MARA|MESA|GABINETE|SECRETARIA|PODER|ATOS?|PROCURADORIA"
@@ -160,10 +190,13 @@ _ENTITY = (r"(?:ESTADO|PREFEITURA|C[ÂA]MARA|MESA|GABINETE|SECRETARIA|PODER|ATOS
            r"|ASSOCIA[ÇC][ÃA]O|SUM[ÁA]RIO|LEIS|DECRETOS|PORTARIAS|RESOLU[ÇC][ÕO]ES"
            r"|LICITA[ÇC][ÕO]ES|CONTRATOS|EXTRATOS|EDITAIS|AVISOS|OUTROS)\b[A-ZÀ-Ý '’/()–-]{0,90}")
 _TRAILER = re.compile(
-    r"[\s\f]*(?:(?i:.*di[aá]rio\s+oficial.*|p[aá]g(?:ina)?\.?\s*\d+(?:\s*(?:de|/)\s*\d+)?"
+    # The indentation taken whole (possessive): tried at each of its widths, the ".*"
+    # alternatives cost the square of a pdftotext line's width, for the same answer.
+    r"[\s\f]*+(?:(?i:.*di[aá]rio\s+oficial.*|p[aá]g(?:ina)?\.?\s*\d+(?:\s*(?:de|/)\s*\d+)?"
     r"|.*\bedi[cç][aã]o\s+(?:n[º°o.]*\s*)?[\d.]+.*|ano\s+[ivxlc]+\b.*|(?:https?://|www\.)\S+(?:\s+\d+)?"
     r"|\*?\s*republica(?:do|da|[cç][aã]o|-se)\b.*)"
     rf"|{_ENTITY})[\s\f]*")
+_TRAILER_CHARS = 500
 _REPUBLISHED = re.compile(r"^[ \t*]*republica(?:do|da|[cç][aã]o|-se)\b", _I | _M)
 _CONTINUES = re.compile(
     r"^[ \t(*]*continua(?:\s+n[ao]\s+pr[oó]xim[ao]\s+(?:edi[cç][aã]o|p[aá]gina))?[ \t.)\r]*$",
@@ -180,12 +213,40 @@ _GOES_ON = frozenset("a o as os à da do das dos de na no nas nos pela pelo e co
 _COMMON_WORDS = frozenset("de da do das dos que em para com no na os as ao por se e o a".split())
 # How the lines worth reading start: the first letters of the types and titles above, and of
 # "Código Identificador". Searched from the newline before, a literal the regular expression
-# engine finds fast: lines that start otherwise cost next to nothing.
+# engine finds fast; the first letter is tested as one set before the words, grouped by it,
+# are tried: lines that start otherwise cost next to nothing.
 _LINE_START = re.compile(
-    r"\n[ \t\f*•·|>–—(-]*(?:l[e3][il1]|dec|res|por|eme|avi|pre|tom|con|dis|ine|ter|adj|hom"
-    r"|rat|cha|ext|ata|ato|t[ií]t|nom|exo|edi|err|rel|com|(?P<code>c[oó]d))", _I)
+    r"\n[ \t\f*•·|>–—(-]*+(?=[ldrpeiatchn])(?:l[e3][il1]|d(?:ec|is)|r(?:es|at|etif|el)"
+    r"|p(?:or|re)|e(?:me|xt|xo|di|rr)|i(?:nstru|ne)|a(?:vi|dj|t[ao])|t(?:om|er|[ií]t)"
+    r"|c(?:on|om|ha)|(?P<code>c[oó]d)|hom|nom)", _I)
 _WORD = re.compile(r"[^\W\d_]{3,}")
+# A line of raised characters only: pdftotext prints the "º" of "Nº" (and of "Art. 1º") on a
+# line of its own above the text it belongs to ("o" above "DECRETO N 24.455, DE …").
+_RAISED = re.compile(r"[ \t]*(?:[oº°ªa][ \t]*){1,8}")
+# Words between the type and "Nº" that the heading grammar does not know: the act's sort
+# ("DECRETO INDIVIDUAL", "DECRETO ORÇAMENTÁRIO", "PORTARIA DE DIÁRIA") or who issues it
+# ("PORTARIA – SEAD", "PORTARIA/SMF/MD", "PORTARIA-CGM", "PORTARIA GAB").
+_QUALIFIER = re.compile(
+    r"(?:[ \t]*[-–—/][ \t]*|[ \t]+)(?P<words>(?:[^\W\d_]+[ \t]*[-–—/]?[ \t]*){1,3}?)"
+    r"(?=n[º°o.]{0,3}[ \t]*[.:]?[ \t]*\d)", _I)
+# Qualifiers that leave the numbering series alone ("LEI MUNICIPAL Nº 5" is "LEI Nº 5").
+_PLAIN_QUALIFIERS = frozenset("municipal estadual federal ordinaria complementar executivo "
+                              "legislativo legislativa normativa normativo de da do".split())
+# Numbers the heading grammar misreads: a date and a sequence, dashed or dotted ("PORTARIA Nº
+# 20130812-1", "PORTARIA N.º 01.06.010/2022"), not thousands ("Nº 1.234").
+_COMPOUND_NUMBER = re.compile(
+    r"\bn[º°o.]{0,3}[ \t]*[.:]?[ \t]*(?P<number>\d+(?:[.-]\d+)+)(?![\d.-]*\d)"
+    r"(?:[ \t]*/[ \t]*(?P<year>(?:19|20)\d{2})(?!\d))?", _I)
+_PRINTED_YEAR = re.compile(r"\bde\s+[^\W\d_]+\s+de\s+((?:19|20)\d{2})(?!\d)", _I)
+_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
+# A gazette's masthead: its title and edition line, among which the law that created the
+# gazette is printed ("Lei Nº 3.520, de 26 de março de 2015.").
+_MASTHEAD = re.compile(r"di[aá]rio\s*oficial|\bedi[cç][aã]o\b", _I)
+# What ends a Sigpub act below its signature.
+_SIGNED = re.compile(r"[ \t]*(?:publicado\s+por|c[oó]digo\s+identificador)\b", _I)
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
+# What makes a line not blank (str.strip's whitespace is the engine's \s).
+_INK = re.compile(r"\S")
 
 
 @dataclass
@@ -200,6 +261,7 @@ class _Start:
     date: date | None = None
     year: int | None = None
     flags: set[str] = field(default_factory=set)
+    issuer: str = ""  # the qualifier that names a numbering series: "sead", "orcamentario"
 
 
 def text_quality(text: str) -> str | None:
@@ -210,9 +272,16 @@ def text_quality(text: str) -> str | None:
     # Three samples: a broken text layer may spoil only part of a gazette's pages.
     size = len(text)
     samples = [text[at:at + 2000] for at in sorted({0, size // 2, max(0, size - 2000)})]
-    # Words only: a table of figures is text, however few words stand between its numbers.
-    words = [w for s in samples for w in _LETTER_RUN.findall(s.lower())]
-    tokens, common = len(words), sum(map(_COMMON_WORDS.__contains__, words))
+    tokens = common = 0
+    for i, sample in enumerate(samples):
+        # Words only: a table of figures is text, however few words stand between its numbers.
+        words = _LETTER_RUN.findall(sample.lower())
+        tokens += len(words)
+        common += sum(map(_COMMON_WORDS.__contains__, words))
+        # Common words enough (≥ 4%) whatever the samples left hold (n characters hold at
+        # most (n + 1) // 2 words): the text is text, the rest need not be read.
+        if 25 * common >= tokens + sum((len(s) + 1) // 2 for s in samples[i + 1:]):
+            return None
     if tokens >= 40 and common / tokens < 0.04:  # too few words to judge a short notice
         return GARBAGE
     return None
@@ -344,7 +413,7 @@ def _accepted(text: str, candidates: list[re.Match], lo: int, hi: int,
               today: date | None) -> list[_Start]:
     """The headings that start acts, in order, citations and summary lines left out."""
     out: list[_Start] = []
-    seen: set[tuple[str, str | None, int | None]] = set()
+    seen: set[tuple[str, str | None, int | None, str]] = set()
     for match in candidates:
         found = _read_start(text, match, lo, hi, today)
         if found is None:
@@ -353,13 +422,23 @@ def _accepted(text: str, candidates: list[re.Match], lo: int, hi: int,
             last = out[-1]
             if found.start < last.heading_end:
                 continue
+            if _same_heading_again(text, last, found):
+                # Sigpub's title line, then the heading in full ("PORTARIA Nº 046 DE 01 …" /
+                # "PORTARIA Nº 046/2020, DE 01 …"): one act, read from the fuller heading.
+                last.heading_end = found.heading_end
+                last.heading = f"{last.heading} {found.heading}"
+                last.date, last.year = found.date or last.date, found.year or last.year
+                continue
             if found.kind in MATTER and not text[last.heading_end:found.start].strip():
                 # "AVISO DE LICITAÇÃO / PREGÃO PRESENCIAL Nº 12/2021": one title on two lines
                 last.heading_end = found.heading_end
                 last.number = last.number or found.number
                 last.year = last.year or found.year
                 continue
-        key = (found.kind, found.number, found.year)
+        if not out and found.kind not in MATTER and not _followed_by_act(
+                text, found.heading_end, hi):
+            continue  # before any act, a heading with no act below: the masthead's, a summary's
+        key = (found.kind, found.number, found.year, found.issuer)
         if found.kind not in MATTER and key in seen and "continuation" not in found.flags:
             continue  # an act of this edition quoted again (an annex, a regulation)
         if out and found.kind not in MATTER and not _closed(
@@ -382,25 +461,57 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
         return None  # a summary's entry: "LEI Nº 1.234 ........ 3"
     start = line_start + len(line) - len(line.lstrip(" \t\f"))
     previous = _previous_line(text, line_start, lo)
+    if previous and _RAISED.fullmatch(previous):
+        # the "º" of this heading's "Nº": the line that matters is the one above it
+        previous = _previous_line(text, line_start - len(previous) - 1, lo)
     flags = {"continuation"} if match["cont"] else set()
     if match["norm"] is None:
         return _matter_start(text, match, start, line_end, previous, flags)
     if not previous.isupper() and _goes_on(previous):
         return None  # "… nos termos da / Lei nº 1.100, de 2019": a citation (cheap test first)
+    if not previous.strip():
+        # Tika puts blank lines inside sentences too: "… disposto no Art.1° da" ⏎⏎ "Lei
+        # N°829/2021, o Senhor …"
+        above = _nonblank_above(text, line_start, lo, 3)
+        if above and not above.isupper() and _goes_on(above):
+            return None
     if _MONEY.search(line):
         return None  # a table's row: "Decreto nº 45/2021   Suplementação   150.000,00"
     first = text[match.start("norm"):line_end]
     lines = [(match.start("norm"), line_end, first)] + _next_lines(text, line_end, hi, 2)
     heading = read_heading_lines([t for _, _, t in lines], previous, today)
+    qualifier = _QUALIFIER.match(text, match.end("norm"), line_end)
+    if heading is None and qualifier:
+        # "DECRETO ORÇAMENTÁRIO Nº 074, …" read as "DECRETO Nº 074, …"
+        plain = text[match.start("norm"):match.end("norm")] + " " + text[qualifier.end():line_end]
+        heading = read_heading_lines([plain] + [t for _, _, t in lines[1:]], previous, today)
     if heading is None:
         return None
     heading_end = lines[len(heading.lines) - 1][1]
     printed = " ".join(t.strip() for _, _, t in lines[:len(heading.lines)])
+    if not _followed_by_act(text, heading_end, hi) and (
+            (heading.date is None and _CLOSING.match(previous) and not _SIGNED.match(previous))
+            or _in_masthead(text, line_start, heading_end, lo, hi)):
+        # "Presidente do FAPEN / Portaria:019/2017": the signatory's own appointment; a law
+        # among the masthead's lines: the one that created the gazette
+        return None
+    number, year = heading.number, heading.year
+    compound = _COMPOUND_NUMBER.search(printed)
+    if compound and not _THOUSANDS.fullmatch(compound["number"]):
+        number = canonical_number(compound["number"])
+        year = year or (int(compound["year"]) if compound["year"] else None)
+        if year is None:  # "Nº 001.10.112016 De: 10 de novembro de 2016"
+            printed_year = _PRINTED_YEAR.search(printed, compound.end())
+            year = int(printed_year[1]) if printed_year else None
+    issuer = ""
+    if qualifier:
+        words = fold(qualifier["words"]).replace("-", " ").replace("/", " ").split()
+        issuer = " ".join(w for w in words if w not in _PLAIN_QUALIFIERS)
     if (_CONTINUATION_MARK.search(printed) or _CONTINUATION.match(previous)
             or _CONTINUATION.search(text, heading_end, min(hi, heading_end + 120))):
         flags.add("continuation")
-    return _Start(start, heading_end, heading.type, printed, heading.number, heading.date,
-                  heading.year, flags)
+    return _Start(start, heading_end, heading.type, printed, number, heading.date, year, flags,
+                  issuer)
 
 
 def _headless_continuation(text: str, lo: int, hi: int) -> _Start | None:
@@ -418,18 +529,56 @@ def _headless_continuation(text: str, lo: int, hi: int) -> _Start | None:
                   flags={"continuation"})
 
 
+def _same_heading_again(text: str, last: _Start, found: _Start) -> bool:
+    """found repeats last's heading right below it, nothing but page furniture between."""
+    if found.kind != last.kind or found.number is None or found.number != last.number:
+        return False
+    between = text[last.heading_end:found.start]
+    return all(not line.strip() or _is_trailer(line) for line in between.split("\n"))
+
+
+def _in_masthead(text: str, line_start: int, heading_end: int, lo: int, hi: int) -> bool:
+    """A gazette's title or edition line stands within three lines above or two below."""
+    above, at = [], line_start
+    while len(above) < 3 and at > lo:
+        begin = max(lo, text.rfind("\n", lo, at - 1) + 1)
+        if text[begin:at - 1].strip():
+            above.append(text[begin:at - 1])
+        at = begin
+    below = [line for _, _, line in _next_lines(text, heading_end, hi, 2)]
+    return any(_MASTHEAD.search(line) for line in above + below)
+
+
+def _followed_by_act(text: str, at: int, hi: int) -> bool:
+    """An ementa, a preamble or an enacting clause follows (page furniture skipped), not a
+    signature's end or nothing."""
+    for _, _, line in islice(_lines_after(text, at, hi), 4):
+        stripped = line.strip().lstrip(_QUOTES)
+        if _OPENING.match(stripped):  # the common case first: the trailer's test costs more
+            return True
+        if _HEADING_DATE.match(line) or _MASTHEAD.search(line) or _is_trailer(line):
+            continue
+        if _SIGNED.match(line) or _CLOSING.match(line):
+            return False
+        return stripped[:1].isupper() and len(_WORD.findall(stripped)) >= 3
+    return False
+
+
 def _opens(text: str, st: _Start, hi: int) -> bool:
     """An ementa or an enacting clause follows the heading: a new act plainly opens."""
-    return any(_OPENING.match(line) for _, _, line in _next_lines(text, st.heading_end, hi, 4))
+    # An opening starts a sentence: "considerando" at the start of a line inside a quoted
+    # paragraph is no preamble.
+    return any(_OPENING.match(line) and line.strip().lstrip(_QUOTES)[:1].isupper()
+               for _, _, line in islice(_lines_after(text, st.heading_end, hi), 4))
 
 
 def _matter_start(text: str, match: re.Match, start: int, line_end: int, previous: str,
                   flags: set[str]) -> _Start | None:
     """A notice's title: a short line in capitals, not the tail of a sentence."""
     title = text[start:line_end].strip()
-    letters = [c for c in title if c.isalpha()]
+    letters = list(filter(str.isalpha, title))
     if (len(title) > 120 or not letters
-            or sum(c.isupper() for c in letters) < 0.8 * len(letters)
+            or sum(map(str.isupper, letters)) < 0.8 * len(letters)
             or _goes_on(previous)):
         return None
     kind = next(k for k in MATTER if match[k])
@@ -472,9 +621,17 @@ def _one_per_identifier(text: str, lo: int, hi: int, starts: list[_Start],
     return out
 
 
+def _is_trailer(line: str) -> bool:
+    """A page header or footer, a section title (_TRAILER). Run on the stripped line, and
+    only on a short one: _TRAILER's blanks and `.*` backtrack over each other, quadratic in
+    a long line of blanks (50,000 spaces took minutes); no trailer is that long."""
+    line = line.strip()
+    return len(line) <= _TRAILER_CHARS and _TRAILER.fullmatch(line) is not None
+
+
 def _first_content_line(text: str, begin: int, stop: int) -> tuple[int, int] | None:
-    for start, end, line in _next_lines(text, begin, stop, 12):
-        if not _TRAILER.fullmatch(line):
+    for start, end, line in islice(_lines_after(text, begin, stop), 12):
+        if not _is_trailer(line):
             return start, end
     return None
 
@@ -485,21 +642,61 @@ def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
         return None, st.heading_end
     lines: list[str] = []
     body_start = st.heading_end
-    for line_start, line_end, line in _next_lines(text, st.heading_end, end, 8):
-        if _REPUBLISHED.match(line) or _CONTINUATION.match(line):
+    # Eight lines at most, each with the one below it (None after the last), read as the
+    # loop asks for them: most ementas end within two or three.
+    following = pairwise(chain(islice(_lines_after(text, st.heading_end, end), 9), [None]))
+    for (line_start, line_end, line), below in islice(following, 8):
+        if _REPUBLISHED.match(line) or _CONTINUATION.match(line) or (not lines and (
+                _HEADING_DATE.match(line) or _PLACE_DATE.match(line) or _YEAR_LINE.fullmatch(line)
+                or (not _OPENING.match(line) and _is_trailer(line)))):
+            # a note, the heading's date on its own lines ("DATA: …", "SAO LUIS DO QUITUNDE/
+            # ALAGOAS, em 23 de Setembro de" ⏎ "2019"), a page header between heading and
+            # ementa
             body_start = line_end
             continue
-        if _AFTER_EMENTA.match(line) or (lines and text[body_start:line_start].count("\n") > 1):
+        # A blank line ends the ementa only where its sentence has ended: Tika puts blank
+        # lines between the lines of one ementa ("… servidor, para a", '“TRANSFERE … (DIA',
+        # "… e dá" ⏎⏎ "outras providências.", "… para o Cargo" ⏎⏎ "Comissionado …").
+        if _AFTER_EMENTA.match(line) or (lines and text[body_start:line_start].count("\n") > 1
+                                         and not _runs_on(lines)):
             break
-        if not lines and not line.strip()[:1].isupper():
-            break
+        if not lines and (not line.strip().lstrip(_QUOTES)[:1].isupper() or (
+                _NAME_LINE.fullmatch(line.strip()) and below is not None
+                and _ENACTOR_LINE.match(below[2]))):
+            break  # "MARIA ELIANE PEREIRA ALENCAR SOARES," ⏎ "SECRETÁRIA MUNICIPAL …": a preamble
         lines.append(line.strip())
         body_start = line_end
-        if line.rstrip().endswith("."):
+        if _sentence_ends(line):
             break  # its sentence has ended ('… e dá outras providências.')
     if not lines:
         return None, st.heading_end
     return " ".join(lines), body_start
+
+
+def _runs_on(lines: list[str]) -> bool:
+    """Across a blank line, the ementa's sentence goes on into the next line."""
+    last = lines[-1]
+    if _goes_on(last) or _quote_open(lines):
+        return True
+    # a sentence not ended goes on ("… para o Cargo" ⏎⏎ "Comissionado que menciona, …")
+    return not _sentence_ends(last) and not last.endswith((":", ";"))
+
+
+def _quote_open(lines: list[str]) -> bool:
+    joined = "".join(lines)
+    return joined.count("“") > joined.count("”") or joined.count('"') % 2 == 1
+
+
+def _sentence_ends(line: str) -> bool:
+    """The line ends a sentence: a full stop not of an abbreviation, or a closing quotation
+    mark ('“… E DÁ PROVIDÊNCIAS”')."""
+    line = line.rstrip()
+    if line.endswith(("”", "\"", "»")):
+        return True
+    if not line.endswith("."):
+        return False
+    words = line[:-1].rsplit(None, 1)
+    return not words or words[-1].lower().lstrip("(") not in _ABBREVIATIONS
 
 
 def _trim(text: str, floor: int, end: int) -> int:
@@ -507,7 +704,7 @@ def _trim(text: str, floor: int, end: int) -> int:
     while end > floor:
         line_start = max(floor, text.rfind("\n", floor, end) + 1)
         line = text[line_start:end]
-        if line.strip() and not _TRAILER.fullmatch(line):
+        if line.strip() and not _is_trailer(line):
             break
         if line_start <= floor:
             return floor
@@ -563,15 +760,41 @@ def _previous_line(text: str, line_start: int, lo: int) -> str:
     return text[begin:line_start - 1]
 
 
+def _nonblank_above(text: str, line_start: int, lo: int, within: int) -> str:
+    """The nearest line above with text (a raised "º" is none), if one stands within `within`
+    lines, else ''."""
+    at = line_start
+    for _ in range(within):
+        if at <= lo:
+            return ""
+        begin = max(lo, text.rfind("\n", lo, at - 1) + 1)
+        line = text[begin:at - 1]
+        if line.strip() and not _RAISED.fullmatch(line):
+            return line
+        at = begin
+    return ""
+
+
 def _next_lines(text: str, at: int, hi: int, count: int) -> list[tuple[int, int, str]]:
     """Up to `count` non-blank lines from the line after position `at` (or at it, when `at`
     starts a line): (start, end, text)."""
-    out: list[tuple[int, int, str]] = []
+    return list(islice(_lines_after(text, at, hi), count))
+
+
+def _lines_after(text: str, at: int, hi: int) -> Iterator[tuple[int, int, str]]:
+    """The non-blank lines from the line after position `at` (or at it, when `at` starts a
+    line), read as they are asked for: most readers stop at the first or second."""
     if at > 0 and text[at - 1:at] != "\n":
         at = _line_end(text, at, hi) + 1
-    while at < hi and len(out) < count:
-        end = _line_end(text, at, hi)
-        if text[at:end].strip():
-            out.append((at, end, text[at:end]))
+    # From the next character that is not blank to its line's bounds: Tika's blank lines
+    # are skipped in one search, not one by one.
+    while True:
+        ink = _INK.search(text, at, hi)
+        if ink is None:
+            return
+        begin = text.rfind("\n", at, ink.start()) + 1 or at
+        end = text.find("\n", ink.start(), hi)
+        if end < 0:
+            end = hi
+        yield begin, end, text[begin:end]
         at = end + 1
-    return out

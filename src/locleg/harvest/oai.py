@@ -21,11 +21,17 @@ boundary is found there. A daily cycle lists from the last cycle's `until` minus
 and removes only what the publisher says it deleted (status="deleted").
 
 A resumption token that loops (the same token again, or a page repeating the previous
-page) stops its window, is recorded as a problem, and the cycle removes nothing.
+page) stops its window, is recorded as a problem, and the cycle removes nothing; so does a
+listing that runs away (STALE_PAGES pages in a row with no identifier not already listed
+in the window, more records than its completeListSize allows, more than MAX_WINDOW_PAGES
+pages) and a token longer than MAX_TOKEN characters (it would be stored as a request URL).
+A publisher's clock (responseDate) or earliestDatestamp that cannot be a datestamp of ours
+(year 1, 9999, 2013-02-30) is recorded and replaced by our own clock, or by EARLIEST.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -55,7 +61,11 @@ MAX_PARTS = 64
 MAX_CONFIRM = 200  # unseen norms whose datestamps are asked for again before removals
 # SAPL 3.1, SAPL 2.5 and the usual OAI-PMH paths, tried when the URL names a site's root.
 PATHS = ("/sistema/lexml/oai", "/oai", "/oai/request")
-EARLIEST = "1900-01-01"  # when Identify names no earliestDatestamp
+EARLIEST = "1900-01-01"  # when Identify names no earliestDatestamp (or an absurd one)
+MAX_TOKEN = 2_000  # characters of a resumption token (SAPL's are about 80)
+STALE_PAGES = 3  # pages in a row with nothing new before a listing is taken as running away
+MAX_SEEN = 5_000  # identifiers of a window remembered (as short digests) to tell new ones
+MAX_WINDOW_PAGES = 10_000  # pages of one window, whatever else it says
 
 
 # -- datestamps and windows -------------------------------------------------------------------
@@ -104,8 +114,20 @@ def _floor(moment: datetime, seconds: bool) -> datetime:
 def _stamp_or_none(value: str) -> datetime | None:
     try:
         return parse_stamp(value) if value else None
-    except ValueError:
+    except (ValueError, OverflowError):  # "2013-02-30"; "0001-01-01T00:00:00+01:00"
         return None
+
+
+def _plausible(value: str | None, what: str, low: datetime, high: datetime,
+               notes: list[str]) -> datetime | None:
+    """A publisher's datestamp within [low, high], else None (and a note saying why)."""
+    if not value:
+        return None
+    found = _stamp_or_none(value)
+    if found is None or not low <= found <= high:
+        notes.append(f"the publisher's {what} {value[:40]!r} is not a plausible datestamp")
+        return None
+    return found
 
 
 # -- probing -----------------------------------------------------------------------------------
@@ -229,13 +251,16 @@ async def _identify(h: Harvest, ctx: SourceContext, req: frontier.Request) -> No
         raise FetchError(f"{ident.error}: {req.url}", transient=False)
     seconds = ident.seconds
     unit = timedelta(seconds=1) if seconds else timedelta(days=1)
-    now = _stamp_or_none(ident.response_date or "") or utcnow()
+    ours, notes = utcnow(), []
+    floor = parse_stamp(EARLIEST)
+    now = _plausible(ident.response_date, "clock (responseDate)", floor,
+                     ours + timedelta(days=2), notes) or ours
     # The window ends before the publisher's present moment: a norm stamped while we list
     # cannot fall inside it (it is read by the next window, or the next cycle).
     until = format_stamp(now - unit, seconds)
     full = req.payload["mode"] == "full" or not ctx.state.get("oai_until")
     if full:
-        start = _stamp_or_none(ident.earliest or "") or parse_stamp(EARLIEST)
+        start = _plausible(ident.earliest, "earliestDatestamp", floor, now, notes) or floor
     else:
         margin = timedelta(hours=1) if seconds else timedelta(days=1)
         start = parse_stamp(ctx.state["oai_until"]) - margin
@@ -249,12 +274,17 @@ async def _identify(h: Harvest, ctx: SourceContext, req: frontier.Request) -> No
         h.save_state(conn, ctx, identify=identify)
         listed.replace(conn, req, [following])
 
+    for note in notes:
+        await h.problem(ctx, "harvest", req.url, f"{note}: "
+                        + ("our own clock is used" if "clock" in note else f"listing from "
+                           f"{EARLIEST}") + " (the listing goes on)")
     await h.db(write)
 
 
 def _window_step(ctx: SourceContext, payload: dict, window: list[str | None]) -> dict:
     fresh = {k: v for k, v in payload.items()
-             if k not in ("token", "tokens", "prev_ids", "pages", "closes_cycle")}
+             if k not in ("token", "tokens", "prev_ids", "pages", "closes_cycle", "seen",
+                          "stale", "listed")}
     return _step(ctx, "records", _window_url(ctx, window), {**fresh, "window": window})
 
 
@@ -320,6 +350,18 @@ async def _records(h: Harvest, ctx: SourceContext, req: frontier.Request) -> Non
     window = payload["window"]
     if page.token is None:
         return await _go_on(h, ctx, req, payload, None, page)
+    if len(page.token) > MAX_TOKEN:
+        # Followed, it would be a request URL of that size, stored and sent back.
+        return await _stop_window(h, ctx, req, payload, f"a resumption token of "
+                                  f"{len(page.token):,} characters (at most {MAX_TOKEN:,} are "
+                                  f"followed) refused: {page.token[:60]!r}… after {req.url}",
+                                  page=page)
+    seen, stale, count = _progress(payload, ids)
+    runaway = _runaway(pages, stale, count, page.complete_size)
+    if runaway is not None:
+        return await _stop_window(h, ctx, req, payload, f"the listing runs away: {runaway} "
+                                  f"(the publisher issues new resumption tokens for ever?): "
+                                  f"{req.url}", page=page)
     max_pages = _max_pages(ctx)
     per_page = max(len(ids), 1)
     too_long = page.complete_size is not None and page.complete_size > max_pages * per_page
@@ -333,8 +375,35 @@ async def _records(h: Harvest, ctx: SourceContext, req: frontier.Request) -> Non
             return await _go_on(h, ctx, req, rest, _window_step(ctx, rest, split[0]), page)
     following = _step(ctx, "records", _token_url(ctx, page.token), {
         **payload, "token": page.token, "tokens": ([sent] if sent else [])
-        + payload.get("tokens", [])[:2], "prev_ids": ids[:200], "pages": pages})
+        + payload.get("tokens", [])[:2], "prev_ids": ids[:200], "pages": pages,
+        "seen": seen, "stale": stale, "listed": count})
     await _go_on(h, ctx, req, payload, following, page)
+
+
+def _digest(identifier: str) -> str:
+    return hashlib.blake2b(identifier.encode("utf-8", "replace"), digest_size=5).hexdigest()
+
+
+def _progress(payload: dict, ids: list[str]) -> tuple[list[str], int, int]:
+    """The window's identifiers seen so far (digests, at most MAX_SEEN), how many pages in a
+    row brought none that is new, and how many records it has listed."""
+    seen = list(payload.get("seen") or [])
+    known = set(seen)
+    new = [d for d in dict.fromkeys(_digest(i) for i in ids) if d not in known]
+    full = len(seen) >= MAX_SEEN  # past it, nothing can be told new: never taken as stale
+    stale = 0 if new or full else payload.get("stale", 0) + 1
+    return (seen + new)[:MAX_SEEN], stale, payload.get("listed", 0) + len(ids)
+
+
+def _runaway(pages: int, stale: int, count: int, complete_size: int | None) -> str | None:
+    """Why a window's listing cannot be ending, or None."""
+    if stale >= STALE_PAGES:
+        return f"{stale} pages in a row brought no record not already listed in this window"
+    if complete_size is not None and count > 2 * complete_size + 100:
+        return f"{count:,} records listed where its completeListSize says {complete_size:,}"
+    if pages > MAX_WINDOW_PAGES:
+        return f"more than {MAX_WINDOW_PAGES:,} pages in one window"
+    return None
 
 
 def _store_page(conn: Connection, h: Harvest, ctx: SourceContext, payload: dict,
@@ -377,16 +446,17 @@ async def _tell(h: Harvest, ctx: SourceContext, req: frontier.Request, page: Pag
 
 
 async def _stop_window(h: Harvest, ctx: SourceContext, req: frontier.Request, payload: dict,
-                       message: str, stop_all: bool = False) -> None:
-    """This window cannot be listed to its end: recorded; the listing is not complete, so
-    the cycle removes nothing."""
+                       message: str, stop_all: bool = False, page: Page | None = None) -> None:
+    """This window cannot be listed to its end: recorded (the records of `page`, read before
+    the window was found broken, are kept); the listing is not complete, so the cycle
+    removes nothing."""
     await h.problem(ctx, "harvest", req.url, message + " (window "
                     f"{payload['window'][0]} – {payload['window'][1] or 'now'} left "
                     "incomplete; no removals this cycle)")
     payload = {**payload, "complete": False}
     if stop_all:
         payload["windows"], payload["catchup"] = [], True
-    await _go_on(h, ctx, req, payload, None)
+    await _go_on(h, ctx, req, payload, None, page)
 
 
 async def _go_on(h: Harvest, ctx: SourceContext, req: frontier.Request, payload: dict,

@@ -54,7 +54,7 @@ from .net import (
     status_error,
 )
 from .platform import ListedNorm, Probe
-from .portal_config import Item, PortalConfig, load, read_item
+from .portal_config import Item, PortalConfig, load, read_item, search_bounded
 
 if TYPE_CHECKING:
     from .engine import Harvest, SourceContext
@@ -65,6 +65,7 @@ LISTING, DETAIL = "listing", "detail"
 PRIORITY = {LISTING: 3, DETAIL: 6}
 MAX_FIELD_PROBLEMS = 5  # per page: fields whose selector found nothing in any item
 MAX_ZIP_MEMBERS = 10_000
+MAX_PAGES_SEEN = 500  # digests of the pages read, kept to see a pager that starts over
 PENDING_DETAIL = "detail-pending:"  # a marker prefix: the norm's detail page is still to read
 
 
@@ -158,7 +159,7 @@ def parse_xml(data: bytes, url: str) -> etree._Element:
 
 
 def parse_page(config_format: str, data: bytes, url: str, content_type: str = "",
-               member: re.Pattern | None = None, max_size: int = 2**30) -> list[Any]:
+               member: Any = None, max_size: int = 2**30) -> list[Any]:
     """The roots an answer holds: one page, or each XML file of a ZIP (bulk)."""
     if config_format == "json":
         try:
@@ -183,12 +184,12 @@ def parse_page(config_format: str, data: bytes, url: str, content_type: str = ""
         raise Malformed(f"unreadable HTML ({e}): {url}") from None
 
 
-def _zip_members(data: bytes, url: str, member: re.Pattern | None,
+def _zip_members(data: bytes, url: str, member: Any,
                  max_size: int) -> list[tuple[str, bytes]]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = [i for i in archive.infolist() if not i.is_dir()
-                 and (member or re.compile(r"(?i)\.xml$")).search(i.filename)]
+                 and _is_member(member, i.filename)]
         if len(infos) > MAX_ZIP_MEMBERS:
             raise Malformed(f"a ZIP of {len(infos):,} XML files (more than "
                             f"{MAX_ZIP_MEMBERS:,}): {url}")
@@ -206,6 +207,15 @@ def _zip_members(data: bytes, url: str, member: re.Pattern | None,
     if not found:
         raise Malformed(f"a ZIP with no XML file in it: {url}")
     return found
+
+
+def _is_member(member: Any, name: str) -> bool:
+    if member is None:
+        return name.lower().endswith(".xml")
+    try:
+        return search_bounded(member, name) is not None
+    except TimeoutError:
+        return False
 
 
 def _hidden_fields(root: Any, form: str) -> dict[str, str]:
@@ -248,7 +258,7 @@ def read_page(config: PortalConfig, roots: list[Any], url: str, page: int,
                                        "selector found nothing): skipped")
                 continue
             if config.detail is not None:
-                link = config.detail.url.first(node, item.values)
+                link = config.detail.url.first(node, item.values, found.notes)
                 item.detail_url = rows.url(urljoin(url, link)) if link else None
             found.items.append(item)
     misses = [name for name, count in missing.items() if found.nodes and count == found.nodes]
@@ -262,7 +272,7 @@ def read_page(config: PortalConfig, roots: list[Any], url: str, page: int,
         if found.nodes:
             found.nxt = page_url(config, page + 1)
     elif paging.kind == "next" and root is not None:
-        link = paging.link.first(root)
+        link = paging.link.first(root, notes=found.notes)
         if link:
             nxt = rows.url(urljoin(url, link))
             if nxt is None:
@@ -280,7 +290,7 @@ def read_page(config: PortalConfig, roots: list[Any], url: str, page: int,
                           "__EVENTARGUMENT": argument}
     elif paging.kind == "json" and root is not None:
         if paging.total is not None:
-            total = paging.total.first(root)
+            total = paging.total.first(root, notes=found.notes)
             found.total = int(total) if total and total.isdigit() else None
             if total is not None and found.total is None:
                 found.notes.append(f"page {page}: the total {total[:40]!r} is not a number")
@@ -429,6 +439,10 @@ async def _listing(h: Harvest, ctx: SourceContext, req: frontier.Request,
         stop = (f"page {page_number} repeats page {page_number - 1} (the same {len(ids):,} "
                 "items): the paging is broken, stopped there; the listing is incomplete and "
                 "no norm is marked removed this cycle")
+    elif ids and digest in payload.get("pages_seen", []):
+        stop = (f"page {page_number} repeats an earlier page (the same {len(ids):,} items): "
+                "the paging loops, stopped there; the listing is incomplete and no norm is "
+                "marked removed this cycle")
     if stop is not None:
         await h.problem(ctx, "harvest", req.url, stop)
         await _close(h, ctx, req, {**payload, "complete": False}, None)
@@ -443,7 +457,7 @@ async def _listing(h: Harvest, ctx: SourceContext, req: frontier.Request,
             payload["short"] = [page_number, page.nodes]
         else:
             await _short_page(h, ctx, req.url, [page_number, page.nodes], payload, config)
-    await _write_page(h, ctx, config, page, seen_at, payload)
+    await _write_page(h, ctx, config, page, seen_at, payload, req.url)
     payload["listed"] = payload.get("listed", 0) + len(ids)
     h.count(ctx, "norms", len(ids))
     pages_read = page_number - config.paging.start + 1
@@ -454,7 +468,12 @@ async def _listing(h: Harvest, ctx: SourceContext, req: frontier.Request,
         page.nxt = None
         payload["complete"] = False
     if page.nxt:
-        following = {**payload, "page": page_number + 1, "prev": digest, "form": page.form}
+        # The digests of the pages read (the last MAX_PAGES_SEEN): a pager that starts over
+        # (a postback answering page 1 again, new state and all) loops, and is stopped.
+        seen = [*payload.get("pages_seen", []), digest][-MAX_PAGES_SEEN:] if ids else \
+            payload.get("pages_seen", [])
+        following = {**payload, "page": page_number + 1, "prev": digest, "form": page.form,
+                     "pages_seen": seen}
         await h.db(listed.replace, req, [chain(ctx, LISTING, page.nxt, following,
                                                priority=PRIORITY[LISTING])])
         return
@@ -494,15 +513,19 @@ async def _close(h: Harvest, ctx: SourceContext, req: frontier.Request, payload:
 
 
 async def _write_page(h: Harvest, ctx: SourceContext, config: PortalConfig, page: Page,
-                      seen_at: datetime, payload: dict) -> None:
+                      seen_at: datetime, payload: dict, url: str) -> None:
     """Store the page's new and changed norms, mark every one of them seen, and queue the
     detail pages of the new and changed ones."""
     rewrite = payload.get("mode") == "full"
     norms = [_listed(item, config) for item in page.items]
-    for item in page.items:
-        for note in item.notes[:2]:
-            await h.problem(ctx, "harvest", item.fields.get("url") or "", f"norm "
-                            f"{item.native_id}: {note}")
+    said = [(item.fields.get("url") or "", f"norm {item.native_id}: {note}")
+            for item in page.items for note in item.notes[:2]]
+    for subject, message in said[:listed.MAX_PROBLEMS_PER_REQUEST]:
+        await h.problem(ctx, "harvest", subject, message)
+    if len(said) > listed.MAX_PROBLEMS_PER_REQUEST:
+        hidden = len(said) - listed.MAX_PROBLEMS_PER_REQUEST
+        await h.problem(ctx, "harvest", url, f"{hidden:,} more bad fields of norms in this "
+                        "page (not recorded one by one)")
     batch = h.config.batch
     for start in range(0, len(norms), batch):
         chunk = norms[start:start + batch]

@@ -10,6 +10,12 @@ each dotted key to its line.
 JSON paths are JMESPath (jmespath): it has a written specification, compiles once with a
 parse error that says where, and is already in the dependency tree (botocore); jsonpath-ng's
 dialects differ between its own parsers.
+
+A regular expression of the file runs on whatever the portal sends, so it is bounded: the
+`regex` engine (the `re` syntax, with a timeout) runs it on at most REGEX_TEXT characters
+for at most REGEX_SECONDS; a pattern that backtracks catastrophically on a few plain probe
+texts is refused at load ("(a+)+$"), and one that times out REGEX_STRIKES times on the
+portal's texts is given up for the run, each time recorded.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from urllib.parse import urljoin
 
 import jmespath
 import jmespath.exceptions
+import regex as bounded_re
 from lxml import etree
 from lxml.cssselect import CSSSelector, SelectorError
 
@@ -41,6 +48,12 @@ _MONTHS = {m: i for i, m in enumerate(
     ("janeiro", "fevereiro", "marco", "abril", "maio", "junho", "julho", "agosto", "setembro",
      "outubro", "novembro", "dezembro"), start=1)}
 MAX_ITEMS_PER_PAGE = 100_000
+REGEX_TEXT = 100_000  # characters of a value a pattern of the file is run on
+REGEX_SECONDS = 0.2  # per search
+REGEX_STRIKES = 10  # timeouts (2 s) before a pattern is given up for the run
+# Texts on which a pattern that backtracks catastrophically ("(a+)+$", "(\w+\s?)*$") takes
+# seconds: what the usual culprits repeat, then a character that makes the match fail.
+_PROBES = [c * 3_000 + "!" for c in ("a", "1", " ", "a ", "a-", "/")]
 
 
 class ConfigError(UserError):
@@ -113,12 +126,15 @@ class Pick:
     how: str  # css, xpath, path (JMESPath), value (a constant), template
     expr: str
     attr: str | None = None  # an attribute instead of the element's text
-    regex: re.Pattern | None = None  # the first group (or the whole match) of the text
+    regex: Any = None  # a bounded_re pattern: the first group (or the whole match) of the text
     date_format: str | None = None
     run: Callable[[Any], list] | None = field(default=None, compare=False, repr=False)
+    strikes: list = field(default_factory=list, compare=False, repr=False)  # its timeouts
 
-    def values(self, node: Any, known: dict | None = None) -> list[str]:
-        """Every value this pick finds in node (an lxml element or a JSON value)."""
+    def values(self, node: Any, known: dict | None = None,
+               notes: list[str] | None = None) -> list[str]:
+        """Every value this pick finds in node (an lxml element or a JSON value); `notes`
+        gets a line for each value its regex could not be run on in time."""
         if self.how == "value":
             found: list[Any] = [self.expr]
         elif self.how == "template":
@@ -131,7 +147,7 @@ class Pick:
             if text is None:
                 continue
             if self.regex is not None:
-                match = self.regex.search(text)
+                match = self._search(text, notes)
                 if match is None:
                     continue
                 text = match.group(1) if match.groups() else match.group(0)
@@ -140,9 +156,50 @@ class Pick:
                 out.append(text)
         return out
 
-    def first(self, node: Any, known: dict | None = None) -> str | None:
-        found = self.values(node, known)
+    def first(self, node: Any, known: dict | None = None,
+              notes: list[str] | None = None) -> str | None:
+        found = self.values(node, known, notes)
         return found[0] if found else None
+
+    def _search(self, text: str, notes: list[str] | None) -> Any:
+        if len(self.strikes) >= REGEX_STRIKES:
+            return None
+        try:
+            return search_bounded(self.regex, text)
+        except TimeoutError:
+            self.strikes.append(len(text))
+            if notes is not None:
+                given_up = " (given up for this run)" if len(self.strikes) >= REGEX_STRIKES \
+                    else ""
+                notes.append(f"the regex {self.regex.pattern[:80]!r} took more than "
+                             f"{REGEX_SECONDS:g} s on a value of {len(text):,} characters: "
+                             f"the value left out{given_up}")
+            return None
+
+
+def search_bounded(pattern: Any, text: str) -> Any:
+    """pattern.search on the first REGEX_TEXT characters, at most REGEX_SECONDS;
+    TimeoutError past it."""
+    return pattern.search(text[:REGEX_TEXT], timeout=REGEX_SECONDS)
+
+
+def compile_bounded(expr: Any) -> Any:
+    """A pattern of a portal file, compiled for search_bounded. ValueError with the reason
+    when it is not a regex, or backtracks catastrophically on a plain probe text."""
+    if not isinstance(expr, str):
+        raise ValueError("not a string")
+    try:
+        pattern = bounded_re.compile(expr)
+    except (bounded_re.error, re.error, ValueError, OverflowError, RecursionError) as e:
+        raise ValueError(str(e)) from None
+    for probe in _PROBES:
+        try:
+            search_bounded(pattern, probe)
+        except TimeoutError:
+            raise ValueError(f"it backtracks catastrophically (more than {REGEX_SECONDS:g} s "
+                             f"on {len(probe):,} characters of {probe[:2]!r}…): bound its "
+                             "repetitions, e.g. no (x+)+ nor (x|x)*") from None
+    return pattern
 
 
 def _fill(template: str, known: dict) -> str | None:
@@ -178,7 +235,7 @@ class Paging:
     target: str | None = None  # postback: __EVENTTARGET of the pager
     argument: str = "Page${page}"  # postback: __EVENTARGUMENT of page {page} (GridView's)
     form: str = "form"  # postback: the form posted back (CSS)
-    member: re.Pattern | None = None  # bulk: which members of a ZIP hold the norms
+    member: Any = None  # bulk: which members of a ZIP hold the norms (a bounded_re pattern)
     max_pages: int = 10_000
 
 
@@ -288,8 +345,8 @@ class _Checker:
         regex = None
         if "regex" in spec:
             try:
-                regex = re.compile(spec["regex"])
-            except re.error as e:
+                regex = compile_bounded(spec["regex"])
+            except ValueError as e:
                 self.error(path, f"{_dotted(path)}: bad regex {spec['regex']!r}: {e}")
                 return None
             if regex.groups > 1:
@@ -531,8 +588,8 @@ def _paging(check: _Checker, spec: Any, kind: str | None, language: str) -> Pagi
             check.error(path + ("form",), f"paging.form: bad CSS selector: {e}")
     if "member" in raw:
         try:
-            paging.member = re.compile(raw["member"])
-        except re.error as e:
+            paging.member = compile_bounded(raw["member"])
+        except ValueError as e:
             check.error(path + ("member",), f"paging.member: bad regex {raw['member']!r}: {e}")
     return paging
 
@@ -616,7 +673,7 @@ def read_item(config: PortalConfig, node: Any, page_url: str,
     values: dict[str, Any] = dict(known or {})
     notes: list[str] = []
     for name, pick in fields.items():
-        found = pick.first(node, values)
+        found = pick.first(node, values, notes)
         if found is None:
             if missing is not None:
                 missing[name] = missing.get(name, 0) + 1
@@ -640,18 +697,20 @@ def read_item(config: PortalConfig, node: Any, page_url: str,
     if raw_date and when is None:
         notes.append(f"date {raw_date[:40]!r} is not a date: left out")
     record["date"] = when if isinstance(when, date) else None
-    year = values.get("year")
+    raw_year = year = values.get("year")
     if isinstance(year, str):
         match = re.search(r"\b(\d{4})\b", year)
         year = rows.year(int(match[1])) if match else None
     elif not isinstance(year, int):
         year = None
+    if raw_year not in (None, "") and year is None:
+        notes.append(f"year {str(raw_year)[:40]!r} is not a year: left out")
     record["year"] = year or (record["date"].year if record["date"] else None)
     record["ementa"] = rows.text(values.get("ementa"))
     files: list[tuple[str, str]] = []
     seen: set[str] = set()
     for role, pick in documents.items():
-        found = pick.values(node, {**values, "native_id": native})
+        found = pick.values(node, {**values, "native_id": native}, notes)
         if role == "texto_integral":
             found = found[:1]
         for link in found:

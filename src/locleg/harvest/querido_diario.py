@@ -44,7 +44,7 @@ from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 
 from ..errors import UserError
-from ..gazette.segment import Act, read_gazette
+from ..gazette.segment import Act, GazetteText, read_gazette
 from ..jurisdictions import fold
 from ..store import utcnow
 from ..store.gazette_schema import gazette, gazette_act
@@ -66,6 +66,9 @@ FIRST_DAY = "2000-01-01"  # Querido Diário's oldest gazettes are younger
 SCRAPED_MARGIN = timedelta(days=2)
 PRIORITY = {"aggregates": 1, "zip": 2, "window": 3, "gazette": 6, "ocr": 9}
 _FILE_KEY = re.compile(r"/(\d{7})/(\d{4}-\d{2}-\d{2})/([0-9a-f]{40})\.(?:pdf|txt)$", re.I)
+# Characters of a gazette's text cut into acts: the largest capital's daily gazette is a few
+# millions; past this the text is archived, recorded and not segmented.
+MAX_GAZETTE_CHARS = 32_000_000
 _TYPE_WORDS = re.compile(r"\s+n[º°o.]*\s*\d|\s+n[º°o.]\s", re.I)
 
 
@@ -100,17 +103,34 @@ def file_key(item: dict) -> str:
 
 def parse_gazette(item: Any) -> dict | None:
     """A listed gazette as a `gazette` row's values; None when it is not one."""
+    return parse_gazette_or_why(item)[0]
+
+
+def parse_gazette_or_why(item: Any, territories: list[str] | None = None,
+                         ) -> tuple[dict | None, str | None]:
+    """A listed gazette as a `gazette` row's values, or None and why it is not one (of
+    `territories`, when given: an answer that lists another territory's gazettes is wrong)."""
     if not isinstance(item, dict):
-        return None
+        return None, f"not a gazette object ({type(item).__name__})"
     day = rows.iso_date(item.get("date"))
     territory = rows.label(item.get("territory_id"))
-    if day is None or territory is None:
-        return None
+    if day is None:
+        return None, f"date {_shown(item.get('date'))} is not a date"
+    if territory is None or not re.fullmatch(r"\d{7}", territory):
+        return None, f"territory_id {_shown(item.get('territory_id'))} is not an IBGE code"
+    if territories is not None and territory not in territories:
+        return None, f"territory_id {territory} was not asked for (only " \
+            f"{', '.join(territories)})"
     return {"file_key": file_key(item), "territory_id": territory[:16], "date": day,
             "edition": rows.label(item.get("edition"), gazette.c.edition),
             "is_extra": bool(rows.boolean(item.get("is_extra_edition"))),
             "url": rows.url(item.get("url")), "txt_url": rows.url(item.get("txt_url")),
-            "scraped_at": rows.text(item.get("scraped_at"))}
+            "scraped_at": rows.text(item.get("scraped_at"), gazette.c.scraped_at)}, None
+
+
+def _shown(value: Any) -> str:
+    """A publisher's value in a message: short, printable."""
+    return ascii(value)[:60]
 
 
 # -- probing -------------------------------------------------------------------------------
@@ -234,11 +254,11 @@ async def _window_step(h: Harvest, ctx: SourceContext, req: frontier.Request) ->
                        [(middle + timedelta(days=1)).isoformat(), until]]
         await h.db(listed.replace, req, [_window(ctx, {**payload, "windows": windows})])
         return
-    found, bad = [], 0
-    for item in data["gazettes"]:
-        parsed = parse_gazette(item)
+    found, bad = [], []
+    for i, item in enumerate(data["gazettes"]):
+        parsed, why = parse_gazette_or_why(item, _territories(ctx))
         if parsed is None:
-            bad += 1
+            bad.append(f"gazette row {payload['offset'] + i + 1} skipped: {why}")
         else:
             found.append(parsed)
     offset = payload["offset"] + len(data["gazettes"])
@@ -251,9 +271,11 @@ async def _window_step(h: Harvest, ctx: SourceContext, req: frontier.Request) ->
     if total > limit and following is None:
         payload["complete"] = False  # a single day past the window: the rest unreadable
     queued = await h.db(_write_gazettes, h, ctx, req, found, following)
-    if bad:
-        await h.problem(ctx, "harvest", req.url, f"skipped {bad} gazette rows without a date "
-                        "or territory")
+    for message in bad[:listed.MAX_PROBLEMS_PER_REQUEST]:
+        await h.problem(ctx, "harvest", req.url, message)
+    if len(bad) > listed.MAX_PROBLEMS_PER_REQUEST:
+        await h.problem(ctx, "harvest", req.url, f"{len(bad) - listed.MAX_PROBLEMS_PER_REQUEST:,}"
+                        " more bad gazette rows in this page (not recorded one by one)")
     if total > limit and following is None:
         await h.problem(ctx, "harvest", req.url, f"{total:,} gazettes on one day, past the "
                         f"API's {limit:,}-result window: the rest not listed")
@@ -334,8 +356,12 @@ async def _gazette_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -
         sha = hashlib.sha256(fetched.body).hexdigest()
         h.corpus.blobs.put(fetched.body, sha)
     portarias = bool(ctx.settings.get("portarias"))
-    read = read_gazette(text, territory_id=row["territory_id"], portarias=portarias)
+    read = await _read(text, row["territory_id"], portarias)
     quality = read.quality if row["txt_url"] else "no text file listed"
+    if len(text) > MAX_GAZETTE_CHARS:
+        problems.append((row["txt_url"], f"gazette of {row['date']:%d/%m/%Y}: a text of "
+                         f"{len(text):,} characters (more than {MAX_GAZETTE_CHARS:,}): "
+                         "archived, not cut into acts"))
     pdf_sha = None
     # The PDF on request, and always when the text is unusable: it is what OCR will read.
     if (ctx.settings.get("with_pdf") or quality) and row["url"]:
@@ -373,6 +399,15 @@ async def _gazette_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -
     for subject, message in problems:
         await h.problem(ctx, "harvest", subject, message)
     h.count(ctx, "norms", stored)
+
+
+async def _read(text: str, territory_id: str, portarias: bool) -> GazetteText:
+    """read_gazette on a worker thread (a long text takes seconds: the other hosts' requests
+    go on meanwhile); a text past MAX_GAZETTE_CHARS is not cut (an empty reading)."""
+    if len(text) > MAX_GAZETTE_CHARS:
+        return GazetteText([], None)
+    return await asyncio.to_thread(read_gazette, text, territory_id=territory_id,
+                                   portarias=portarias)
 
 
 async def _own_acts(h: Harvest, ctx: SourceContext, territory: str,
@@ -576,7 +611,7 @@ async def _zip_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> No
         sha = hashlib.sha256(data).hexdigest()
         h.corpus.blobs.put(data, sha)
         text = data.decode("utf-8")
-        read = read_gazette(text, territory_id=_territory(ctx), portarias=portarias)
+        read = await _read(text, _territory(ctx), portarias)
         stored += await h.db(_seed_gazette, h, ctx, d, text, sha, read)
     await asyncio.to_thread(h.corpus.blobs.sync)
     await h.db(listed.replace, req, [])
@@ -658,7 +693,7 @@ async def _ocr_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> No
     result = await asyncio.to_thread(ocr_pdf, str(h.corpus.blobs.root), row["pdf_sha256"])
     text = result.text if result.status == "extracted" else ""
     portarias = bool(ctx.settings.get("portarias"))
-    read = read_gazette(text, territory_id=row["territory_id"], portarias=portarias)
+    read = await _read(text, row["territory_id"], portarias)
     sha = None
     if text:
         data = text.encode("utf-8")

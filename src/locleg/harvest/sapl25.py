@@ -152,9 +152,25 @@ def listed_fields(row: Row, base_url: str) -> dict:
     tipo = rows.text(row.tipo, record.c.type_raw)
     fields = {"type_raw": tipo, "type_normalized": normalize_type(tipo),
               "number": rows.label(row.numero, record.c.number), "year": rows.year(row.ano),
-              "date": row.data.isoformat() if row.data else None,
+              "date": row.data.isoformat() if _plausible(row.data) else None,
               "ementa": rows.text(row.ementa), "url": detail_url(base_url, row.cod_norma)}
     return {k: v for k, v in fields.items() if v is not None}
+
+
+def _plausible(day: date | None) -> bool:
+    return day is not None and rows.MIN_YEAR <= day.year <= rows.MAX_YEAR
+
+
+def row_problems(row: Row) -> list[str]:
+    """What a listing row says that cannot be kept (the norm is stored without it)."""
+    said = []
+    if row.numero is None or row.ano is None:
+        said.append("its listing row names no number/year")
+    elif rows.year(row.ano) is None:
+        said.append(f"ano {row.ano} is not a year: left out")
+    if row.data is not None and not _plausible(row.data):
+        said.append(f"date {row.data.isoformat()} is not plausible: left out")
+    return [f"norm {row.cod_norma}: {m}" for m in said]
 
 
 def marker(row: Row, fields: dict) -> str:
@@ -270,7 +286,10 @@ def _next_search(ctx: SourceContext, payload: dict) -> dict:
         return _step(ctx, "close", f"{ctx.base_url}/{SEARCH}#close", {**rest,
                                                                       "closes_cycle": True})
     rss = ctx.state.get("listing", "rss") == "rss"
-    return _step(ctx, "search", search_url(ctx.base_url, todo[0], rss), payload)
+    # A search failing for good (a page cut short however often asked) ends the chain: the
+    # engine then closes the cycle as incomplete, recorded on the source.
+    return _step(ctx, "search", search_url(ctx.base_url, todo[0], rss),
+                 {**payload, "closes_cycle": True})
 
 
 async def _search(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
@@ -284,6 +303,16 @@ async def _search(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None
         expected = await h.db(_stored_count, ctx, part, types)
         await h.problem(ctx, "harvest", req.url, f"0 items where {expected:,} were expected "
                         f"({what}): {e}; the listing is incomplete, nothing is removed")
+        found = None
+    except FetchError as e:
+        if e.transient:
+            raise  # retried by the engine
+        # An answer that will not do however often asked (past the size cap, refused): this
+        # search is lost for the cycle, the others go on.
+        where, sep, cause = str(e).partition(": ")
+        cause = cause if sep and where.startswith("http") else str(e)  # the cause first
+        await h.problem(ctx, "harvest", req.url, f"{what} could not be read: {cause[:300]}; "
+                        "the listing is incomplete, nothing is removed")
         found = None
     if found is None:
         payload["complete"] = False
@@ -300,8 +329,13 @@ async def _search(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None
     seen_at = datetime.fromisoformat(payload["seen_since"])
     payload["todo"] = todo
     rows_ = found.rows if found is not None else []
-    await h.db(_list, h, ctx, req, rows_, seen_at, _next_search(ctx, payload))
+    said = await h.db(_list, h, ctx, req, rows_, seen_at, _next_search(ctx, payload))
     h.count(ctx, "norms", len(rows_))
+    for subject, message in said[:listed.MAX_PROBLEMS_PER_REQUEST]:
+        await h.problem(ctx, "harvest", subject, message)
+    if len(said) > listed.MAX_PROBLEMS_PER_REQUEST:
+        await h.problem(ctx, "harvest", req.url, f"{len(said) - listed.MAX_PROBLEMS_PER_REQUEST:,}"
+                        " more bad rows in this search (not recorded one by one)")
 
 
 async def _read_search(h: Harvest, ctx: SourceContext, url: str, part: dict) -> Results:
@@ -363,23 +397,24 @@ def lacks_fields(row: Row) -> bool:
 
 
 def _list(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request,
-          found: list[Row], seen_at: datetime, following: dict) -> None:
+          found: list[Row], seen_at: datetime, following: dict) -> list[tuple[str, str]]:
     """A partition's rows: new and changed norms stored as the listing gives them (and the
     detail pages of those whose row lacks fields queued), unchanged ones marked seen, the next
-    search queued."""
+    search queued. Returns what could not be kept, to record."""
     by_cod = {r.cod_norma: r for r in found}
     known = {r.native_id: r for r in conn.execute(
         select(listed_norm.c.native_id, listed_norm.c.marker, listed_norm.c.files)
         .join(record, record.c.id == listed_norm.c.record_id)
         .where(listed_norm.c.source_id == ctx.id, record.c.removed_at.is_(None),
                listed_norm.c.native_id.in_(list(by_cod))))} if by_cod else {}
-    norms, details = [], []
+    norms, details, said = [], [], []
     for cod, row in by_cod.items():
         fields = listed_fields(row, ctx.base_url)
         mark = marker(row, fields)
         old = known.get(cod)
         if old is not None and old.marker == mark:
             continue
+        said += [(detail_url(ctx.base_url, cod), m) for m in row_problems(row)]
         # What the listing does not say of a file (the RSS knows no consolidated text) stays
         # as the detail page last said it.
         had = {role for _, role in json.loads(old.files)} if old is not None and old.files \
@@ -393,7 +428,7 @@ def _list(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Reques
             details.append({"cod": cod, "fields": fields, "marker": mark,
                             "texto_integral": integral})
     if norms:
-        listed.write_listed(conn, h, ctx, norms, seen_at, True)
+        said += listed.write_listed(conn, h, ctx, norms, seen_at, True).problems
     unchanged = [cod for cod in known if cod not in {n.native_id for n in norms}]
     for start in range(0, len(unchanged), 1000):
         # Listed again, unchanged: seen now.
@@ -408,6 +443,7 @@ def _list(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Reques
                       "seen_since": req.payload["seen_since"]})
                for i in range(0, len(details), DETAIL_BATCH)]
     listed.replace(conn, req, [*batches, following])
+    return said
 
 
 def _stored_count(conn: Connection, ctx: SourceContext, part: dict,

@@ -41,6 +41,7 @@ _COD_NORMA = re.compile(r"[?&;]cod_norma=(\d{1,18})\b")
 _TITLE = re.compile(r"^(?P<tipo>.*?)\s*(?:n[º°o.]*\s*)?(?P<numero>[\w.-]{1,20})\s*/\s*"
                     r"(?P<ano>\d{4})\s*(?:-\s*(?P<rest>.*))?$", re.IGNORECASE)
 _DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+_RFC822_YEAR = re.compile(r"\b\d{1,2}\s+[A-Za-z]{3}\s+(\d{4})\b")
 _TOTAL = re.compile(r"Resultado\s+da\s+Pesquisa\s*:?\s*([\d.]+)\s+norma", re.IGNORECASE)
 _NONE_FOUND = re.compile(r"Nenhuma\s+ocorr[eê]ncia\s+encontrada", re.IGNORECASE)
 
@@ -109,8 +110,12 @@ def rfc822_date(value: str | None) -> date | None:
     parsed = parsedate(value or "")
     if not parsed:
         return None
+    # parsedate reads a year under 100 as 19xx/20xx even when written with four digits
+    # ("01 Jan 0001" is 2001): the year as written wins.
+    written = _RFC822_YEAR.search(value or "")
+    year = int(written[1]) if written else parsed[0]
     try:
-        return date(parsed[0], parsed[1], parsed[2])
+        return date(year, parsed[1], parsed[2])
     except ValueError:
         return None
 

@@ -29,6 +29,7 @@ import re
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import tantivy
 from sqlalchemy import bindparam, text
@@ -38,7 +39,7 @@ from ..enrich.numbering import canonical_number
 from ..enrich.status import ALTERED, NONE_KNOWN, REVOKED, REVOKED_IN_PART, SUSPENDED
 from ..params import ibge_code_problem, method_problem, type_problem
 from ..store import Store
-from . import textindex
+from . import dense, textindex
 from .attributes import attributes_for
 from .budget import Budget
 from .hits import Hit, jurisdiction_names, read_hits
@@ -63,6 +64,24 @@ STATUSES = (REVOKED, REVOKED_IN_PART, SUSPENDED, ALTERED, NONE_KNOWN)
 FACETS = ("uf", "jurisdiction", "type", "year", "method", "text", "status")
 # The named norms' scores: below any score of the words (lower is better), in the order named.
 PINNED = -1e15
+# The dense stage (search/dense.py), when on: BM25's first FUSE_DEPTH matches and the
+# FUSE_DEPTH norms nearest the query's embedding are fused by a mix of their scores: each
+# scores (1 - MIX) x its BM25 over the best BM25 plus MIX x its cosine scaled from the
+# FUSE_DEPTH-th cosine (0) to the best (1). Of the nearest, only the first DENSE_ADDS may
+# enter without BM25 matching them (so a search adds at most that many to its total).
+# The fused norms come first, in that order (values FUSED + position: below any score of
+# the words, above the named norms); BM25's other matches follow by score. Reciprocal rank
+# fusion (RRF_K, DENSE_WEIGHT) was measured too: it lost the old set's first places
+# (docs/search.md).
+FUSED = -1e14
+FUSE_DEPTH = 100
+DENSE_ADDS = 20
+FUSION = "mix"
+MIX = 0.2
+RRF_K = 60
+DENSE_WEIGHT = 0.3
+# Words that ask for exact matching (quotes, +, -, AND, OR, NOT): the dense stage stays out.
+_EXACT_SYNTAX = re.compile(r'"|(?:^|\s)[+-]|\b(?:AND|OR|NOT)\b')
 _SAFE_VALUE = re.compile(r"^[a-z][a-z0-9.]{0,63}$")
 # A page token: r<score>_<id> (relevance) or d<yyyymmdd>_<id> (date), as `next` writes them.
 _AFTER_SCORE = re.compile(r"r(-?[0-9][0-9.e+-]{0,30})_([0-9]{1,12})")
@@ -306,35 +325,47 @@ def _ids(searcher: tantivy.Searcher, result) -> list[int]:
 
 
 def search(store: Store, request: SearchRequest, budget: Budget | None = None,
-           facets_exact_up_to: int = FACETS_EXACT_UP_TO) -> SearchResult:
+           facets_exact_up_to: int = FACETS_EXACT_UP_TO, use_dense: bool | None = None
+           ) -> SearchResult:
     """One page of results with facets and snippets; see the module doc for the bounds.
 
-    The search stops at the budget's deadline (DEADLINE seconds by default) with
-    SearchTooCostly, or on `budget.cancel()` with SearchCancelled."""
+    `use_dense`: fuse the dense stage's nearest norms with BM25's (None: as the corpus's
+    settings say, search/dense.py). The search stops at the budget's deadline (DEADLINE
+    seconds by default) with SearchTooCostly, or on `budget.cancel()` with SearchCancelled."""
     result = SearchResult(request)
     if request.is_empty:
         return result
     budget = budget or Budget()
     plan = _plan(request)
     searcher = textindex.for_store(store).searcher()
+    if use_dense is None:
+        use_dense = dense.enabled(store)
+    if use_dense:
+        dense.load_model()
     with store.reading() as conn, budget.guard(conn):
-        _search(store, conn, searcher, plan, budget, result, facets_exact_up_to)
+        _search(store, conn, searcher, plan, budget, result, facets_exact_up_to, use_dense)
     return result
 
 
 def _search(store: Store, conn: Connection, searcher: tantivy.Searcher, plan: _Plan,
-            budget: Budget, result: SearchResult, facets_exact_up_to: int) -> None:
+            budget: Budget, result: SearchResult, facets_exact_up_to: int,
+            use_dense: bool = False) -> None:
     request = plan.request
     after = request.after_key()
     by_date = request.sort == "date" or plan.words is None
     if plan.node is not None:
         result.references, result.named = named(conn, searcher, plan, request)
     wanted = request.limit + 1
+    fusing = use_dense and not by_date and not _EXACT_SYNTAX.search(request.q)
+    fused: list[int] = []
 
     def first_page(plan: _Plan) -> list[tuple[str, float, int]]:
+        nonlocal fused
         if by_date:
             return _date_page(searcher, plan, after, wanted)
-        return _ranked_page(searcher, plan, after, wanted, result.named)
+        if fusing:
+            fused = _fused(store, searcher, plan, result.named)
+        return _ranked_page(searcher, plan, after, wanted, result.named, fused)
 
     # Another thread counts the matches, then their facets, while this one ranks the page
     # and reads its norms: Tantivy lets go of the GIL, so on two cores the passes overlap
@@ -355,10 +386,12 @@ def _search(store: Store, conn: Connection, searcher: tantivy.Searcher, plan: _P
                                            facets_exact_up_to)
             page = first_page(plan)
     outside: list[int] = []
-    if result.named:
-        # Named norms the words do not match: counted, faceted, and (by date) listed too.
-        held = plan.among(searcher, result.named, words=True) if plan.words else set()
-        outside = [i for i in result.named if i not in held]
+    if result.named or fused:
+        # Named norms the words do not match: counted, faceted, and (by date) listed too;
+        # likewise the dense stage's norms that hold none of the words.
+        extra = list(dict.fromkeys(result.named + fused))
+        held = plan.among(searcher, extra, words=True) if plan.words else set()
+        outside = [i for i in extra if i not in held]
         result.total += len(outside)
         if by_date and outside:
             page = _with_outside(conn, page, outside, after, wanted)
@@ -414,17 +447,57 @@ def _count_and_facets(searcher: tantivy.Searcher, plan: _Plan, counted: Future[i
     return _facets(searcher, plan, total, exact_up_to)
 
 
+def _fused(store: Store, searcher: tantivy.Searcher, plan: _Plan, pinned: list[int]
+           ) -> list[int]:
+    """BM25's first matches and the dense stage's nearest norms (within every filter),
+    fused by reciprocal rank, best first; the named norms left out (they come first)."""
+    request = plan.request
+    found = searcher.search(plan.query, FUSE_DEPTH, count=False, weight_by_field="authority")
+    lexical = [i for i in _ids(searcher, found) if i not in pinned]
+    vectors = dense.vectors_of(store)
+    near = vectors.nearest(_query_vector(request.q), FUSE_DEPTH * 2,
+                           jurisdictions=request.jurisdictions, ufs=request.ufs)
+    kept = plan.among(searcher, [i for i, _ in near], words=False)  # the other filters
+    near = [(i, c) for i, c in near if i in kept and i not in pinned][:FUSE_DEPTH]
+    scores: Counter = Counter()
+    if FUSION == "rrf":
+        for rank, norm_id in enumerate(lexical):
+            scores[norm_id] += 1.0 / (RRF_K + rank + 1)
+        for rank, (norm_id, _) in enumerate(near):
+            scores[norm_id] += DENSE_WEIGHT / (RRF_K + rank + 1)
+    else:
+        bm25 = [float(score) for score, _ in found.hits]
+        top = max(bm25, default=0.0) or 1.0
+        for norm_id, score in zip(_ids(searcher, found), bm25, strict=True):
+            if norm_id not in pinned:
+                scores[norm_id] += (1 - MIX) * score / top
+        if near:
+            best, floor = near[0][1], near[-1][1]
+            for rank, (norm_id, cosine) in enumerate(near):
+                if rank < DENSE_ADDS or norm_id in scores:
+                    scores[norm_id] += MIX * (cosine - floor) / ((best - floor) or 1.0)
+    return [norm_id for norm_id, _ in sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))]
+
+
+@lru_cache(maxsize=256)
+def _query_vector(q: str):
+    """A query's embedding, kept: the next page and a relaxed retry ask for it again."""
+    return dense.embed([q])[0]
+
+
 def _ranked_page(searcher: tantivy.Searcher, plan: _Plan, after, wanted: int,
-                 pinned: list[int]) -> list[tuple[str, float, int]]:
+                 pinned: list[int], fused: list[int] = ()) -> list[tuple[str, float, int]]:
     """A page by relevance: the named norms first (value PINNED + their order), then the
-    words' matches by score, best first (value -score, lower is better), ties by newest id.
+    fused norms of the dense stage if on (FUSED + their order), then the words' matches by
+    score, best first (value -score, lower is better), ties by newest id.
     BM25 times authority over every match; the page after `after` is found by asking Tantivy
     for deeper top lists until it holds the token's place."""
     rows = [("r", PINNED + i, norm_id) for i, norm_id in enumerate(pinned)]
+    rows += [("r", FUSED + i, norm_id) for i, norm_id in enumerate(fused)]
     start = None if after is None else (after[1], -after[2])
     if start is not None:
         rows = [r for r in rows if (r[1], -r[2]) > start]
-    skip = set(pinned)
+    skip = set(pinned) | set(fused)
     depth = max(wanted * 2, 50)
     while True:
         found = searcher.search(plan.query, depth, count=False, weight_by_field="authority")

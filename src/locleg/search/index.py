@@ -25,7 +25,7 @@ from ..store import Store, utcnow
 from ..store.db import queue_batch
 from ..store.schema import document, extraction, jurisdiction, norm, page, record, version
 from ..store.search_schema import search_facet, search_norm, search_place, search_queue
-from . import textindex
+from . import dense, textindex
 from .text import clean, heading_of, joined_variants
 
 BATCH = 500
@@ -40,6 +40,7 @@ class RefreshReport:
     norms: int = 0
     jurisdictions: set[int] = field(default_factory=set)
     seconds: float = 0.0
+    dense: dense.FillReport | None = None  # the dense stage's part, when it is on
 
 
 def pending_changes(store: Store) -> int:
@@ -50,8 +51,11 @@ def pending_changes(store: Store) -> int:
 
 def refresh_index(store: Store, *, batch: int = BATCH, commit_every: int = COMMIT_EVERY,
                   on_progress: Callable[[int, int], None] | None = None,
-                  heap: int = textindex.HEAP, threads: int = 1) -> RefreshReport:
-    """Index every queued norm, then recompute the counts of the jurisdictions touched.
+                  heap: int = textindex.HEAP, threads: int = 1,
+                  dense_seconds: float | None = dense.FILL_SECONDS) -> RefreshReport:
+    """Index every queued norm, then recompute the counts of the jurisdictions touched;
+    with the dense stage on, embed norms without vectors for up to `dense_seconds` (None:
+    all of them; search/dense.py).
 
     Safe while others write: only the queue rows read are removed, so a change committed
     meanwhile stays queued for the next refresh; two refreshes of one corpus take turns
@@ -63,7 +67,10 @@ def refresh_index(store: Store, *, batch: int = BATCH, commit_every: int = COMMI
     index = textindex.for_store(store, writable=True)
     if index.fresh:
         _queue_all_if_lost(store)
+    dense_on = dense.enabled(store)
     if pending_changes(store) == 0:
+        if dense_on:
+            report.dense = dense.fill(store, dense_seconds)
         return report
     writer = index.writer(heap, threads)
     try:
@@ -71,6 +78,7 @@ def refresh_index(store: Store, *, batch: int = BATCH, commit_every: int = COMMI
         last_read = 0
         held: list[tuple[list[int], list[dict]]] = []  # (queue ids, search_norm rows)
         held_norms = 0
+        passages: dict[int, tuple[int, str]] = {}  # of the norms held, for the dense stage
         while True:
             with store.engine.connect() as conn:
                 queued = conn.execute(
@@ -84,15 +92,22 @@ def refresh_index(store: Store, *, batch: int = BATCH, commit_every: int = COMMI
                 last_read = queue_ids[-1]
                 entries, rows = _entries(conn, norm_ids)
             textindex.write(writer, norm_ids, entries)
+            if dense_on:
+                passages.update((e.norm_id, (e.jurisdiction_code, dense.passage(e.ementa, e.body)))
+                                for e in entries)
             held.append((queue_ids, rows, norm_ids))
             held_norms += len(norm_ids)
             report.norms += len(norm_ids)
             if held_norms >= commit_every:
+                if dense_on:
+                    _forget_stale(store, held, passages)
                 report.jurisdictions |= _commit(store, writer, held)
-                held, held_norms = [], 0
+                held, held_norms, passages = [], 0, {}
             if on_progress:
                 on_progress(report.norms, total)
         if held:
+            if dense_on:
+                _forget_stale(store, held, passages)
             report.jurisdictions |= _commit(store, writer, held)
     except BaseException:
         writer.rollback()
@@ -103,8 +118,19 @@ def refresh_index(store: Store, *, batch: int = BATCH, commit_every: int = COMMI
         with store.engine.begin() as conn:
             _lock(conn)
             recompute_counts(conn, report.jurisdictions)
+    if dense_on:
+        report.dense = dense.fill(store, dense_seconds)
+    elif report.norms:
+        dense.drop(store)  # vectors kept while off would go stale unseen
     report.seconds = time.monotonic() - started
     return report
+
+
+def _forget_stale(store: Store, held: list, passages: dict[int, tuple[int, str]]) -> None:
+    """The dense stage's vectors of the held norms whose embedded text changed go before
+    anything is committed: a crash after leaves their queue rows (they are indexed again)
+    and at worst a vector dropped that `fill` embeds again, never a stale one kept."""
+    dense.forget_changed(store, [i for _, _, ids in held for i in ids], passages)
 
 
 def _commit(store: Store, writer, held: list) -> set[int]:

@@ -1,8 +1,12 @@
 """The search language users type, parsed once, compiled for the index by search/textindex.py.
 
-    moto taxi              both words (AND is implied), in any inflection (servidor finds
-                           servidores); words as common as "de" narrow nothing
-    "moto táxi"            the exact phrase; "servidor" in quotes: that exact word
+    moto taxi              either word, in any inflection (servidor finds servidores); the
+                           norms holding more of the words rank first; words as common as
+                           "de" narrow nothing
+    +moto taxi             moto required, taxi optional (ranks higher where it is); a
+                           number (lei 2199) is required too
+    moto AND taxi          both required
+    "moto táxi"            the exact phrase, required; "servidor" in quotes: that exact word
     tax*                   a prefix
     táxi OR ônibus         either
     táxi NOT moto, -moto   exclusion
@@ -62,12 +66,22 @@ class All:
 
 
 @dataclass(frozen=True)
+class Some:
+    """Words typed side by side: each optional, a norm holding more of them ranks higher
+    (search/textindex.py rewards the coordination); the `required` ones (quoted, +word, or
+    joined by AND) must all be there."""
+
+    items: tuple  # optional
+    required: tuple = ()
+
+
+@dataclass(frozen=True)
 class Except:
     include: object
     exclude: object
 
 
-Node = Word | Phrase | Any_ | All | Except
+Node = Word | Phrase | Any_ | All | Some | Except  # and Joined, inside Some
 
 
 # -- lexing --------------------------------------------------------------------------------
@@ -139,10 +153,13 @@ def _lex(text: str) -> list[tuple[str, object]]:
                 tokens.append((chunk, None))
                 continue
             negated = chunk.startswith("-") and len(chunk) > 1
-            node = _chunk_node(chunk[1:] if negated else chunk, quoted=False)
+            required = chunk.startswith("+") and len(chunk) > 1
+            node = _chunk_node(chunk[1:] if negated or required else chunk, quoted=False)
             if node is not None:
                 if negated:
                     tokens.append(("NOT", None))
+                if required:
+                    tokens.append(("PLUS", None))
                 tokens.append(("term", node))
     return tokens
 
@@ -183,20 +200,31 @@ class _Parser:
 
     def all_(self) -> Node:
         include: list[Node] = []
+        required: list[bool] = []  # quoted, +word, or joined to a neighbour by AND
         exclude: list[Node] = []
+        joined = False  # an AND came since the last word
         while self.peek() not in (None, ")", "OR"):
             if self.peek() == "AND":
                 self.take()
                 if not (include or exclude) or self.peek() in (None, ")", "OR", "AND"):
                     raise QueryError("AND needs a word on each side: moto AND táxi")
+                if required:
+                    required[-1] = True
+                joined = True
                 continue
             if self.peek() == "NOT":
                 self.take()
-                if self.peek() in (None, ")", "OR", "AND", "NOT"):
+                if self.peek() in (None, ")", "OR", "AND", "NOT", "PLUS"):
                     raise QueryError("NOT needs a word after it: táxi NOT moto")
                 exclude.append(self.primary())
             else:
-                include.append(self.primary())
+                plus = self.peek() == "PLUS"
+                if plus:
+                    self.take()
+                node = self.primary()
+                include.append(node)
+                required.append(plus or joined or _quoted(node) or _number(node))
+            joined = False
         if not include:
             if exclude:
                 raise QueryError("NOT needs something to exclude from: táxi NOT moto")
@@ -204,7 +232,16 @@ class _Parser:
             if kind == "OR":
                 raise QueryError("OR needs a word on each side: táxi OR ônibus")
             raise QueryError("empty parentheses or nothing to search for")
-        node: Node = include[0] if len(include) == 1 else All(tuple(include))
+        node: Node
+        if len(include) == 1 and _plain(include[0]) and not required[0]:
+            node = Some((include[0],))  # one word, with the synonyms it may have
+        elif len(include) == 1:
+            node = include[0]
+        elif all(required):
+            node = All(tuple(include))
+        else:
+            node = Some(tuple(n for n, r in zip(include, required, strict=True) if not r),
+                        tuple(n for n, r in zip(include, required, strict=True) if r))
         if exclude:
             node = Except(node, exclude[0] if len(exclude) == 1 else Any_(tuple(exclude)))
         return node
@@ -220,6 +257,31 @@ class _Parser:
         if kind == "term":
             return value  # type: ignore[return-value]
         raise QueryError(f"unexpected {kind}")
+
+
+def _plain(node: Node) -> bool:
+    return isinstance(node, Word) and not (node.prefix or node.exact)
+
+
+def _quoted(node: Node) -> bool:
+    """Whether the user quoted this term: a quoted word or phrase is required."""
+    if isinstance(node, Word):
+        return node.exact
+    if isinstance(node, Phrase):
+        return node.words[0].exact
+    return False
+
+
+def _number(node: Node) -> bool:
+    """Whether the term is a number (2199, 2.199): a number names a norm or a year, it does
+    not describe one, so it is required like a quoted word."""
+    if isinstance(node, Word):
+        return node.folded.isdigit()
+    if isinstance(node, Phrase):
+        return all(w.folded.isdigit() for w in node.words)
+    if isinstance(node, Any_):
+        return all(_number(i) for i in node.items)
+    return False
 
 
 def parse(text: str | None) -> Node | None:
@@ -251,6 +313,10 @@ def words_of(node: Node | None) -> list[Word]:
         return list(node.words)
     if isinstance(node, Except):
         return words_of(node.include)
+    if isinstance(node, Joined):
+        return words_of(node.node)
+    if isinstance(node, Some):
+        return [w for item in (*node.required, *node.items) for w in words_of(item)]
     return [w for item in node.items for w in words_of(item)]
 
 
@@ -266,13 +332,28 @@ def with_joined_words(node: Node | None) -> Node | None:
         return node
     if isinstance(node, Except):
         return Except(with_joined_words(node.include), with_joined_words(node.exclude))
+    if isinstance(node, Some):
+        required = tuple(with_joined_words(i) for i in node.required)
+        if not _joinable(node.items):
+            return Some(node.items, required)
+        return Some(node.items + tuple(Joined(a) for a in _joinings(node.items)), required)
     items = tuple(with_joined_words(i) for i in node.items)
     if isinstance(node, Any_):
         return Any_(items)
-    if not 2 <= len(items) <= MAX_JOINED or not all(
-            isinstance(w, Word) and not w.prefix for w in items):
+    if not _joinable(items):
         return All(items)
-    alternatives: list[Node] = [All(items)]
+    alternatives = _joinings(items)
+    return Any_((All(items), *alternatives)) if alternatives else All(items)
+
+
+def _joinable(items: tuple) -> bool:
+    return 2 <= len(items) <= MAX_JOINED and all(
+        isinstance(w, Word) and not w.prefix for w in items)
+
+
+def _joinings(items: tuple) -> list[Node]:
+    """Every way of joining some neighbours of a run of plain words, the run as typed aside."""
+    alternatives: list[Node] = []
     for cuts in range(1, 2 ** (len(items) - 1)):
         # Bit i of `cuts` set: words i and i + 1 are joined.
         groups: list[list[Word]] = [[items[0]]]
@@ -285,4 +366,12 @@ def with_joined_words(node: Node | None) -> Node | None:
                        for g in groups)
         if all(len(w.folded) <= MAX_VARIANT for w in joined):
             alternatives.append(joined[0] if len(joined) == 1 else All(joined))
-    return Any_(tuple(alternatives)) if len(alternatives) > 1 else All(items)
+    return alternatives
+
+
+@dataclass(frozen=True)
+class Joined:
+    """Optional words typed apart, also tried joined ('guarda chuva' -> guardachuva): an
+    alternative that ranks, not a word of its own for the coordination reward."""
+
+    node: Node

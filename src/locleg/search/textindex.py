@@ -21,14 +21,15 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import tantivy
 from tantivy import Occur, Query
 
 from ..errors import UserError
-from . import analysis
-from .query import All, Any_, Except, Node, Phrase, Word
+from . import analysis, synonyms
+from .query import All, Any_, Except, Joined, Node, Phrase, Some, Word
 
 # Bump when the schema or the analyzers change: an index of another version is rebuilt.
 SCHEMA_VERSION = 2
@@ -324,6 +325,10 @@ def compile_words(node: Node | None) -> Query | None:
         if include is None or exclude is None:
             return include
         return Query.boolean_query([(Occur.Must, include), (Occur.MustNot, exclude)])
+    if isinstance(node, Some):
+        return _some(node)
+    if isinstance(node, Joined):
+        return compile_words(node.node)
     parts = [compile_words(item) for item in node.items]
     if isinstance(node, Any_):
         if any(p is None for p in parts):
@@ -332,6 +337,85 @@ def compile_words(node: Node | None) -> Query | None:
         return _should(parts)
     assert isinstance(node, All)
     return _joined(parts, Occur.Must)
+
+
+# Words typed side by side are each optional (query.Some); a norm gains this much for each of
+# them it holds (or holds a synonym of), beside their BM25: the norm holding more of the
+# words ranks first ("coordination"), without a word the law does not use emptying the list.
+COORDINATION = 2.0
+# And this much more when it stands in what the norm says it is about (its ementa or the
+# heading above its articles): a long code that holds every word somewhere in its body does
+# not gain what the norm about them gains.
+COORDINATION_TITLE = 6.0
+TITLE_FIELDS = tuple(f for f, _ in BOOST_FIELDS)
+# Weight of two typed words found side by side in the ementa.
+PROXIMITY = 1.0
+PROXIMITY_SLOP = 2
+
+
+def _in_title(word: Word) -> Query | None:
+    """A plain word (its stems) in the ementa or the heading, for the coordination reward."""
+    if word.prefix or word.exact:
+        return None
+    terms = [_term(f, s) for f in TITLE_FIELDS for s, _ in analysis.stems_of(word.raw)]
+    return _should(terms)
+
+
+def _some(node: Some) -> Query | None:
+    """Optional words (each scored, each rewarded once when matched, with the synonyms of
+    the expressions they form), required ones (quoted, +word, AND) all a must."""
+    required = [compile_words(item) for item in node.required]
+    clauses = [(Occur.Must, q) for q in required if q is not None]
+    typed = [item for item in node.items if not isinstance(item, Joined)]
+    compiled = [compile_words(item) for item in typed]
+    # Synonyms of the expressions formed by plain words standing side by side.
+    plain: list[tuple[int, str]] = []  # (index in typed, stem) of each plain word
+    for i, item in enumerate(typed):
+        if isinstance(item, Word) and not (item.prefix or item.exact):
+            own = analysis.stem(item.raw)
+            if own:
+                plain.append((i, own))
+    covering: dict[int, list[tuple[Query, Query | None]]] = {}
+    for found in synonyms.expansions([stem for _, stem in plain]):
+        for words in found.alternatives:
+            alternative = _joined([_word(Word(w, w)) for w in words], Occur.Must)
+            if alternative is None:
+                continue
+            titled = _joined([_in_title(Word(w, w)) for w in words
+                              if analysis.stem(w)], Occur.Must)
+            clauses.append((Occur.Should, _boost(alternative, synonyms.SYNONYM_WEIGHT)))
+            for i, _ in plain[found.start:found.end]:
+                covering.setdefault(i, []).append((alternative, titled))
+    for i, query in enumerate(compiled):
+        if query is None:
+            continue
+        clauses.append((Occur.Should, query))
+        others = covering.get(i, [])
+        matched = _should([query, *(a for a, _ in others)])
+        clauses.append((Occur.Should, Query.const_score_query(matched, COORDINATION)))
+        item = typed[i]
+        titled = _should([_in_title(item) if isinstance(item, Word) else None,
+                          *(t for _, t in others)])
+        if titled is not None:
+            clauses.append((Occur.Should, Query.const_score_query(titled,
+                                                                  COORDINATION_TITLE)))
+    clauses += [(Occur.Should, q) for q in (compile_words(item) for item in node.items
+                                            if isinstance(item, Joined)) if q is not None]
+    # Two words typed side by side (stop words between them aside) that stand side by side
+    # in the ementa, a word or two apart ("guarda municipal", "transporte de passageiros"):
+    # the ementa is short, so the phrase costs little to check.
+    for (i, _), (j, _) in pairwise(plain):
+        pair = [t for w in (typed[i], typed[j]) for t in analysis.folded(w.raw)]
+        clauses.append((Occur.Should, _boost(Query.phrase_query(
+            SCHEMA, "ementa_exact", pair, slop=PROXIMITY_SLOP), PROXIMITY)))
+    if not any(q is not None for q in compiled) and not any(
+            occur == Occur.Must for occur, _ in clauses):
+        return None  # stop words only ("do da dos"): their joinings ("dados") are no words
+    if not any(occur == Occur.Should for occur, _ in clauses):
+        return _joined([q for _, q in clauses], Occur.Must)
+    if len(clauses) == 1:
+        return clauses[0][1]
+    return Query.boolean_query(clauses)
 
 
 def filter_query(*, ufs: Sequence[str] = (), jurisdictions: Sequence[int] = (),

@@ -1,0 +1,147 @@
+"""The real relevance set (tests/data/search_real/): real norms and the queries people type.
+
+6,563 norms of Feira de Santana (BA) and Maricá (RJ) from public snapshots (SOURCES.md
+there; bench/search_real_corpus.py rebuilds them), and graded queries: `colloquial` ones
+written as a citizen or a journalist types them ("lei que proíbe soltar fogos", "meia
+passagem de ônibus para estudante"), without the ementas' wording, and `known` ones that name
+a norm ("lei 3404", "LC 11/2002"); `held_out` ones, colloquial too, written after the
+synonym list by someone who had seen neither it nor the colloquial queries (an honest measure
+of the list, never tuned on). Grades: 2 the norm meant, 1 related.
+
+build_real_corpus() stores the norms as a SAPL harvest and an extraction would (records,
+then the text of each as the page of a PDF, printed title and ementa first as real texts
+begin), enriches them (citations, so authority holds) and indexes them.
+bench/search_relevance.py and tests/test_search_relevance.py measure over them.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from datetime import date, timedelta
+from functools import lru_cache
+from pathlib import Path
+
+from sqlalchemy import bindparam, insert, update
+
+from locleg.corpus import Corpus
+from locleg.enrich.run import enrich
+from locleg.enrich.types import normalize_type
+from locleg.search.index import rebuild_index
+from locleg.store import utcnow
+from locleg.store.schema import extraction, page
+from tests.explorer_fixtures import ExplorerCorpus, norms_of
+
+DATA = Path(__file__).parent / "data" / "search_real"
+# held_out: colloquial queries written after the synonym list by someone who had not seen it
+# (nor the colloquial queries): a measurement of the list on queries it was not written for.
+GROUPS = ("colloquial", "held_out", "known")
+# The type as a record would print it, for the store's normalisation.
+_TYPE_RAW = {"lei": "Lei", "lei.complementar": "Lei Complementar", "decreto": "Decreto",
+             "decreto.legislativo": "Decreto Legislativo", "resolucao": "Resolução",
+             "emenda.lei.organica": "Emenda à Lei Orgânica", "lei.organica": "Lei Orgânica",
+             "regimento.interno": "Regimento Interno"}
+
+
+@dataclass(frozen=True)
+class RealNorm:
+    id: str
+    jurisdiction: int
+    uf: str
+    place: str
+    type: str
+    number: str
+    year: int
+    title: str
+    ementa: str
+    text: str
+    source: str
+
+    @property
+    def printed(self) -> str:
+        """The text as an extraction of the published norm gives it: title, ementa, body."""
+        return f"{self.title}\n\n{self.ementa}\n\n{self.text}".strip()
+
+
+@dataclass(frozen=True)
+class RealQuery:
+    q: str
+    group: str
+    note: str
+    judged: dict[str, int]
+
+    @property
+    def meant(self) -> set[str]:
+        return {name for name, grade in self.judged.items() if grade >= 2}
+
+
+@lru_cache(maxsize=1)
+def real_norms() -> tuple[RealNorm, ...]:
+    with gzip.open(DATA / "norms.jsonl.gz", "rt", encoding="utf-8") as lines:
+        return tuple(RealNorm(**json.loads(line)) for line in lines)
+
+
+@lru_cache(maxsize=1)
+def real_queries() -> tuple[RealQuery, ...]:
+    with open(DATA / "queries.jsonl", encoding="utf-8") as lines:
+        return tuple(RealQuery(**json.loads(line)) for line in lines if line.strip())
+
+
+def build_real_corpus(corpus: Corpus) -> ExplorerCorpus:
+    """The real norms in `corpus`, enriched and indexed; `.norms` maps each id to its norm."""
+    ec = ExplorerCorpus(corpus)
+    store = corpus.store
+    norms = real_norms()
+    seen = utcnow() - timedelta(hours=1)
+    for code in sorted({n.jurisdiction for n in norms}):
+        source = store.ensure_source(code, "sapl", f"https://sapl.{code}.example")
+        mine = [n for n in norms if n.jurisdiction == code]
+        with store.transaction() as conn:
+            ec.records.update(store.upsert_records(conn, source, [{
+                "native_id": n.id, "jurisdiction_code": code, "type_raw": _TYPE_RAW[n.type],
+                "type_normalized": normalize_type(_TYPE_RAW[n.type]), "number": n.number,
+                "year": n.year, "date": date(n.year, 1, 1), "ementa": n.ementa,
+                "url": f"https://sapl.{code}.example/norma/{n.id}"} for n in mine], seen))
+        _add_texts(ec, mine)
+    enrich(corpus, reread=False)
+    rebuild_index(store)  # a bulk load: few, large segments
+    ec.norms.update(norms_of(corpus, ec.records))
+    return ec
+
+
+def _add_texts(ec: ExplorerCorpus, norms: list[RealNorm]) -> None:
+    """Each norm's printed text as the one page of an extracted PDF."""
+    store = ec.corpus.store
+    now = utcnow()
+    urls = {n.id: f"https://sapl.example/media/{n.id}.pdf" for n in norms}
+    with store.transaction() as conn:
+        docs = store.ensure_documents(conn, [
+            {"record_id": ec.records[n.id], "url": urls[n.id], "role": "texto_integral",
+             "title": None} for n in norms])
+        rows = []
+        for n in norms:
+            ec.documents[n.id] = docs[(ec.records[n.id], urls[n.id])]["id"]
+            stored = ec.corpus.blobs.put(f"%PDF-1.4 {n.id}".encode())
+            rows.append({"document_id": ec.documents[n.id], "sha256": stored.sha256,
+                         "size": stored.size, "media_type": "application/pdf",
+                         "fetched_at": now, "origin": urls[n.id], "http_status": 200})
+        for n, version_id in zip(norms, store.add_versions(conn, rows), strict=True):
+            ec.versions[n.id] = version_id
+        conn.execute(insert(page), [
+            {"version_id": ec.versions[n.id], "number": 1, "method": "text",
+             "confidence": None, "text": n.printed} for n in norms])
+        conn.execute(
+            update(extraction).where(extraction.c.version_id == bindparam("b_version"))
+            .values(status="extracted", method="text", backend="pdfium", backend_version="1",
+                    confidence=None, pages=1, chars=bindparam("b_chars"), duration_s=0.1,
+                    extracted_at=now),
+            [{"b_version": ec.versions[n.id], "b_chars": len(n.printed)} for n in norms])
+
+
+def reciprocal_rank(ranked: list[str], meant: set[str]) -> float:
+    """1 / the rank of the first norm meant among `ranked`; 0 when none is there."""
+    for rank, name in enumerate(ranked, 1):
+        if name in meant:
+            return 1.0 / rank
+    return 0.0
