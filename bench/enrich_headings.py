@@ -1,7 +1,7 @@
 """Heading figures: how well and how fast the heading of a first page is read.
 
 1. Precision and recall of the type, number, date and year read from the labelled first pages
-   (`locleg.enrich.heading_cases`, the set the tests assert on), and pages per second on one
+   (`tests/heading_cases.py`, the set the tests assert on), and pages per second on one
    core, against the cheapest reader conceivable measured in the same run: one regular
    expression searched over the same top of each page.
 2. --ocr N: the same precision and recall on real tesseract output: N labelled pages printed
@@ -19,21 +19,24 @@ from __future__ import annotations
 import argparse
 import random
 import re
+import sys
 import time
 from collections import Counter
 
-from extract_common import load_note, row
+from extract_common import ROOT, load_note, row
 from locleg.enrich.heading import looks_like_ocr, read_heading
-from locleg.enrich.heading_cases import (
+from locleg.enrich.reread import REREAD_DPIS, reread_heading
+from locleg.extract import extract
+from locleg.fixtures.documents import image_pdf
+
+sys.path.insert(0, str(ROOT))  # the labelled cases are test data, under tests/
+from tests.heading_cases import (  # noqa: E402
     TODAY,
     HeadingCase,
     heading_cases,
     random_print,
     scanned_first_page,
 )
-from locleg.enrich.reread import REREAD_DPIS, reread_heading
-from locleg.extract import extract
-from locleg.fixtures.documents import image_pdf
 
 FIELDS = ("type", "number", "date", "year")
 TARGET_PAGES_S = 2000

@@ -4,7 +4,7 @@
    and Tucano (BA) as their publishers print them, labelled by reading: the ementa (share read
    with normalised similarity ≥ 0.9, of the norms whose text prints one; and ementas made up
    where none is printed), the date (of the headings that print one; decrees apart), the
-   number and type. Beside them, the generated set (`locleg.enrich.heading_cases`) as before.
+   number and type. Beside them, the generated set (`tests/heading_cases.py`) as before.
 2. tests/data/real_scans/: 16 scanned first pages (Gurupá, PA; Tucano, BA): number and date
    after the extraction's OCR, and after the second reading enrichment gives a heading that
    disagrees with its record or that the page's OCR lost (`reread.settle`).
@@ -28,12 +28,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "src"))
 
 from tests import real_headings, real_scans  # noqa: E402
+from tests.heading_cases import TODAY as CASES_TODAY  # noqa: E402
+from tests.heading_cases import heading_cases  # noqa: E402
 
 from extract_common import load_note, row  # noqa: E402
 from locleg.enrich.ementa import read_ementa  # noqa: E402
 from locleg.enrich.heading import read_heading  # noqa: E402
-from locleg.enrich.heading_cases import TODAY as CASES_TODAY  # noqa: E402
-from locleg.enrich.heading_cases import heading_cases  # noqa: E402
 
 TARGETS = {"ementa": 0.95, "date": 0.98, "ocr": 0.95}
 

@@ -464,9 +464,9 @@ def test_same_norm_matching_on_the_labelled_pairs(corpus):
 def test_a_misread_heading_is_read_again_from_the_scan(built):
     """The pipeline end to end: a damaged 200-dpi scan whose heading the page's OCR misreads
     (5.054 for 5.064) is read again from the original at 400 dpi, and agrees."""
-    from locleg.enrich.heading_cases import Print, scanned_first_page
     from locleg.extract import extract
     from locleg.fixtures.documents import image_pdf
+    from tests.heading_cases import Print, scanned_first_page
     from tests.test_enrich_heading import SMALL_HEADING_PAGE
 
     page = scanned_first_page(SMALL_HEADING_PAGE.format(number="5.064"), 200,

@@ -10,7 +10,6 @@ from datetime import date
 import pytest
 
 from locleg.enrich.heading import Heading, compare, looks_like_ocr, month_number, read_heading
-from locleg.enrich.heading_cases import TODAY, Print, heading_cases, scanned_first_page
 from locleg.enrich.reread import (
     REREAD_DPI,
     TOP_SHARE,
@@ -22,6 +21,7 @@ from locleg.enrich.reread import (
 )
 from locleg.extract import Limits, extract
 from locleg.fixtures.documents import image_file, image_pdf, text_pdf
+from tests.heading_cases import TODAY, Print, heading_cases, scanned_first_page
 from tests.seed000_text import PAGES as SEED_000_OCR
 
 

@@ -1,7 +1,8 @@
 """Content-addressed store of originals: a file per sha256, written atomically, read verified.
 
-Originals live in a local folder (BlobStore) or on object storage (blobs_fsspec); open_blobs
-picks one from the corpus settings' location, a path or a URL.
+Originals live in a local folder (BlobStore, here) or on object storage (blobs_fsspec, which
+builds on this module and is never imported by it); originals.open_blobs picks one from the
+corpus settings' location, a path or a URL.
 """
 
 from __future__ import annotations
@@ -14,10 +15,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .blobs_fsspec import FsspecBlobStore
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _CHUNK = 1 << 20
@@ -48,19 +45,6 @@ def is_url(location: str | Path) -> bool:
     """An fsspec URL (s3://bucket/prefix…), not a local path (file:// is a local path)."""
     return (isinstance(location, str) and "://" in location
             and not location.startswith("file://"))
-
-
-def open_blobs(location: str | Path) -> BlobStore | FsspecBlobStore:
-    """The originals store at LOCATION: a folder (a path, or file://) or any fsspec URL.
-
-    Workers get the location as a string and open the same store with this.
-    """
-    if is_url(location):
-        from .blobs_fsspec import FsspecBlobStore
-
-        return FsspecBlobStore(str(location))
-    text = str(location)
-    return BlobStore(Path(text[len("file://"):] if text.startswith("file://") else text))
 
 
 class BlobStore:

@@ -23,7 +23,7 @@ class Settings:
     folder: Path
     database_url: str
     # A folder (relative paths are of the corpus folder) or an fsspec URL (s3://bucket/…):
-    # blobs.open_blobs opens either. A URL is kept without any credential.
+    # originals.open_blobs opens either. A URL is kept without any credential.
     originals: Path | str
     # Built from made-up samples (`python -m locleg.fixtures.samples DIR --corpus C`): the explorer
     # says so on every page and links none of the samples' portal addresses.

@@ -5,9 +5,8 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from .blobs import BlobStore, is_url, open_blobs
+from .blobs import is_url
 from .config import (
     PASSWORD_HINT,
     SETTINGS_FILE,
@@ -18,18 +17,16 @@ from .config import (
 )
 from .errors import UserError
 from .jurisdictions import load_ibge
+from .originals import Originals, open_blobs
 from .store import Store
 from .store.db import has_password
-
-if TYPE_CHECKING:
-    from .blobs_fsspec import FsspecBlobStore
 
 
 @dataclass
 class Corpus:
     settings: Settings
     store: Store
-    blobs: BlobStore | FsspecBlobStore
+    blobs: Originals
 
     @property
     def folder(self) -> Path:

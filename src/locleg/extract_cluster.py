@@ -37,7 +37,7 @@ from .dburl import safe_url
 from .errors import UserError
 from .extract import ExtractionResult, Limits
 from .extract.result import failed
-from .extraction import _outcome_of, _pool, extract_stored, originals_store
+from .extract_worker import _outcome_of, _pool, extract_stored, originals_store
 
 PACKAGE = "br-locleg"  # the distribution that installs `locleg` on a worker
 _QUEUE_PER_THREAD = 2  # tasks submitted ahead, per worker thread of the cluster

@@ -14,27 +14,20 @@ extracted so far, and running it again does the rest.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import resource
-import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sqlalchemy import func, select
 from sqlalchemy.sql.elements import ColumnElement
 
-from .blobs import BlobError, open_blobs
 from .corpus import Corpus
-from .extract import DEFAULT_LIMITS, ExtractionResult, Limits, extract
-from .extract.limits import human_bytes
-from .extract.result import failed
+from .extract import DEFAULT_LIMITS, ExtractionResult, Limits
 from .extract.where import parse_where
-from .lifeline import end_with
+from .extract_worker import _outcome_of, _pool, extract_stored
 from .store import utcnow
 from .store.schema import document, extraction, norm, record, version
 
@@ -155,86 +148,6 @@ def _batches(corpus: Corpus, statuses: Sequence[str] | None, jurisdiction_code: 
             return
         after = rows[-1]["id"]
         yield sorted(rows, key=lambda r: -r["size"])
-
-
-# --- the worker side --------------------------------------------------------------------------
-
-
-def _start_worker(memory_bytes: int, command_pid: int) -> None:
-    """Runs once in each new worker: one OCR thread, the memory limit of the worker, and
-    its end with the command's."""
-    end_with(command_pid)  # before the limit: the watching thread needs its stack
-    os.environ["OMP_THREAD_LIMIT"] = "1"
-    if memory_bytes:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-
-
-def originals_store(blob_root: str):
-    """The originals store at blob_root (a folder or an fsspec URL), as a worker opens it
-    (here or on a cluster's worker): the one place the runners open it."""
-    return open_blobs(blob_root)
-
-
-def extract_stored(blob_root: str, sha256: str, media_type: str | None, size: int, ocr: str,
-                   limits: Limits) -> ExtractionResult:
-    """Read one original from the blob store and extract it (in a worker, or in-process)."""
-    if size > limits.file_bytes:
-        return failed(f"file too large ({human_bytes(size)}; limit "
-                      f"{human_bytes(limits.file_bytes)})")
-    try:
-        data = originals_store(blob_root).read(sha256)
-    except BlobError as e:
-        result = failed(str(e))
-        result.detail = "original unreadable"
-        return result
-    try:
-        return extract(data, media_type, ocr=ocr, limits=limits)
-    except MemoryError:
-        del data
-        return failed(f"out of memory (limit {human_bytes(limits.memory_bytes)})")
-
-
-# --- the parent side --------------------------------------------------------------------------
-
-
-def _worker_death(exitcode: int | None, limits: Limits) -> str:
-    memory = f"memory limit {human_bytes(limits.memory_bytes)}?"
-    if exitcode is not None and exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"worker killed ({name}; {memory})"
-    return f"worker died (exit code {exitcode}; {memory})"
-
-
-def _outcome_of(future: Future, limits: Limits) -> tuple[ExtractionResult, bool]:
-    """The result of a finished task, and whether it is a problem to record for the operator."""
-    from pebble import ProcessExpired
-
-    try:
-        return future.result(), False
-    except FutureTimeout:
-        result = failed(f"timeout after {limits.time_s:g} s")
-        result.duration_s = limits.time_s
-        return result, True
-    except ProcessExpired as e:
-        return failed(_worker_death(e.exitcode, limits)), True
-    except MemoryError:
-        return failed(f"out of memory (limit {human_bytes(limits.memory_bytes)})"), True
-    except Exception as e:  # a bug of ours in one document must not end a days-long run
-        return failed(f"internal error: {type(e).__name__}: {e}"), True
-
-
-def _pool(workers: int, limits: Limits):
-    from pebble import ProcessPool
-
-    # Workers start from a clean server process that has the extractors loaded: no fork of
-    # a parent that holds database connections and a progress thread, and a fast start.
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["locleg.extraction", "locleg.extract.ocr"])
-    return ProcessPool(max_workers=workers, initializer=_start_worker,
-                       initargs=(limits.memory_bytes, os.getpid()), context=context)
 
 
 def default_workers() -> int:

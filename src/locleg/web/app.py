@@ -22,9 +22,9 @@ from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
-from ..blobs import open_blobs
 from ..config import Settings
 from ..errors import UserError
+from ..originals import open_blobs
 from ..search import (
     DEADLINE,
     QueryError,
