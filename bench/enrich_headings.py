@@ -23,7 +23,7 @@ import sys
 import time
 from collections import Counter
 
-from extract_common import ROOT, load_note, row
+from extract_common import ROOT, load_note, row, texts_per_second
 from locleg.enrich.heading import looks_like_ocr, read_heading
 from locleg.enrich.reread import REREAD_DPIS, reread_heading
 from locleg.extract import extract
@@ -93,20 +93,11 @@ def labelled(cases: list[HeadingCase]) -> None:
         print(f"  wrong: {line}")
 
 
-def _rate(texts: list[str], read, seconds: float = 3.0) -> float:
-    pages, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for text in texts:
-            read(text)
-        pages += len(texts)
-    return pages / (time.perf_counter() - start)
-
-
 def speed(cases: list[HeadingCase]) -> None:
     texts = [case.text for case in cases]
     mean = sum(map(len, texts)) / len(texts)
-    ours = _rate(texts, lambda t: read_heading(t, TODAY))
-    reference = _rate(texts, lambda t: _REFERENCE.search(t[:4000]))
+    ours = texts_per_second(texts, lambda t: read_heading(t, TODAY))
+    reference = texts_per_second(texts, lambda t: _REFERENCE.search(t[:4000]))
     print(f"Speed on one core, {len(texts)} pages of {mean:,.0f} characters on average")
     row("", "pages/s", "reference", "ratio", "target")
     row("read_heading", f"{ours:,.0f}", f"{reference:,.0f}", f"{ours / reference:.2f}",
@@ -114,7 +105,7 @@ def speed(cases: list[HeadingCase]) -> None:
     # The worst case: no heading and no first article to stop at, the whole top is read.
     tables = ["\n".join(f"{i} | Ciclovia da Avenida {i} | {2017 + i % 5} | R$ {i},00 | nº {i}"
                         for i in range(80))] * 50
-    worst = _rate(tables, lambda t: read_heading(t, TODAY))
+    worst = texts_per_second(tables, lambda t: read_heading(t, TODAY))
     row("  worst case: a table page, nothing to stop at", f"{worst:,.0f}", "", "", "")
 
 

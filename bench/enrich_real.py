@@ -31,7 +31,7 @@ from tests import real_headings, real_scans  # noqa: E402
 from tests.heading_cases import TODAY as CASES_TODAY  # noqa: E402
 from tests.heading_cases import heading_cases  # noqa: E402
 
-from extract_common import load_note, row  # noqa: E402
+from extract_common import load_note, row, texts_per_second  # noqa: E402
 from locleg.enrich.ementa import read_ementa  # noqa: E402
 from locleg.enrich.heading import read_heading  # noqa: E402
 
@@ -101,15 +101,6 @@ def scans() -> None:
             print(f"  wrong: {r.label['file']}: read {got}, printed {r.label['heading']!r}")
 
 
-def _rate(texts: list[str], read, seconds: float = 3.0) -> float:
-    pages, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for text in texts:
-            read(text)
-        pages += len(texts)
-    return pages / (time.perf_counter() - start)
-
-
 def speed() -> None:
     texts = [text for _, text in real_headings.items()]
 
@@ -118,8 +109,8 @@ def speed() -> None:
         if heading:
             read_ementa(text, heading)
 
-    alone = _rate(texts, lambda t: read_heading(t, real_headings.TODAY))
-    ours = _rate(texts, both)
+    alone = texts_per_second(texts, lambda t: read_heading(t, real_headings.TODAY))
+    ours = texts_per_second(texts, both)
     print(f"Speed on one core, {len(texts)} real first pages")
     row("", "pages/s", "reference: heading alone", "ratio", "target")
     row("heading and ementa", f"{ours:,.0f}", f"{alone:,.0f}", f"{ours / alone:.2f}",

@@ -32,7 +32,7 @@ from tests.explorer_fixtures import BIG_TEXT_WORD, build_big_text_corpus  # noqa
 
 from locleg.corpus import init_corpus  # noqa: E402
 from locleg.search import SearchRequest, iter_matches, search  # noqa: E402
-from locleg.search.index import norm_texts  # noqa: E402
+from locleg.search.normtext import norm_texts  # noqa: E402
 
 # The result page's snippets before issue 8, one statement per backend.
 SQLITE_REFERENCE = ("SELECT rowid, highlight(fts, 0, '[', ']'), "

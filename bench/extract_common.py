@@ -107,6 +107,17 @@ def corpus_with(files: dict[str, bytes], folder: Path | None = None):
     return corpus
 
 
+def texts_per_second(texts: Sequence[str], read: Callable[[str], object],
+                     seconds: float = 3.0) -> float:
+    """How many of these texts `read` gets through per second, over whole passes of them."""
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for text in texts:
+            read(text)
+        done += len(texts)
+    return done / (time.perf_counter() - start)
+
+
 def load_note() -> str:
     """The machine's load, printed with a figure: other work on the cores skews it."""
     one, five, _ = os.getloadavg()

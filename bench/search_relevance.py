@@ -77,7 +77,7 @@ from tests.relevance_fixtures import (  # noqa: E402
 
 from locleg.corpus import init_corpus  # noqa: E402
 from locleg.search import SearchRequest, search, synonyms  # noqa: E402
-from locleg.search.index import norm_texts  # noqa: E402
+from locleg.search.normtext import norm_texts  # noqa: E402
 from locleg.search.query import (  # noqa: E402
     All,
     Any_,

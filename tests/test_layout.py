@@ -27,10 +27,6 @@ KNOWN_CIRCLES: list[frozenset[str]] = [
     # TYPE_CHECKING); the split of the engine (issue 24) gives platforms an interface of
     # their own to name instead.
     frozenset({"locleg.harvest.engine", "locleg.harvest.platform"}),
-    # dense.py reads a norm's texts with index.norm_texts (inside a function), and index.py
-    # fills the dense stage; norm_texts belongs in a module both import (search/ was being
-    # changed by other work when this was written).
-    frozenset({"locleg.search.dense", "locleg.search.index"}),
 ]
 
 

@@ -384,7 +384,7 @@ def fill(store: Store, seconds: float | None = FILL_SECONDS, batch: int = BATCH
 
 def _passages(conn: Connection, norm_ids: list[int]
               ) -> tuple[list[int], list[int], list[str]]:
-    from .index import norm_texts
+    from .normtext import norm_texts
 
     rows = conn.execute(select(norm.c.id, norm.c.jurisdiction_code, norm.c.ementa)
                         .where(norm.c.id.in_(norm_ids), norm.c.merged_into.is_(None))

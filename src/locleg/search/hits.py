@@ -152,7 +152,7 @@ def _openings_read(conn: Connection, rows: list) -> list:
 
 def _opening(rows: list) -> str:
     """The first WINDOW + 1 characters of a norm's text from its page rows, as
-    index.norm_texts joins them (pages of a document, then documents, blank pages skipped,
+    normtext.norm_texts joins them (pages of a document, then documents, blank pages skipped,
     a second document with the same digest skipped)."""
     documents: list[list[str]] = []
     digests: set[str] = set()
