@@ -10,6 +10,7 @@ import random
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -234,7 +235,7 @@ def _on_a_terminal(*args: str) -> str:
     leader, follower = pty.openpty()
     tty.setraw(follower)
     env = {**os.environ, "COLUMNS": "200"}
-    child = subprocess.Popen([shutil.which("locleg") or "locleg", *args], stdout=follower,
+    child = subprocess.Popen([sys.executable, "-m", "locleg", *args], stdout=follower,
                              stderr=subprocess.PIPE, env=env)
     os.close(follower)
     out = bytearray()

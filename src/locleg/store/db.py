@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -48,6 +49,16 @@ from .schema import (
     source,
     version,
 )
+
+
+def _not_the_second_error(record: logging.LogRecord) -> bool:
+    """psycopg logs, as a warning, a pipeline or COPY that fails to end while an error of its
+    block is already on its way up. That first error is the one a command reports, in one line
+    (a full disk, a refused value); the second would print a stray line beside it."""
+    return not str(record.msg).startswith("error ignored terminating")
+
+
+logging.getLogger("psycopg").addFilter(_not_the_second_error)
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 STATUSES = ("pending", "extracted", "empty", "failed")
