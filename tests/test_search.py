@@ -10,6 +10,7 @@ import re
 import threading
 import time
 from datetime import date
+from pathlib import Path
 
 import httpx
 import pytest
@@ -43,6 +44,7 @@ from locleg.search.query import (
 )
 from locleg.search.snippets import WINDOW, Highlighter
 from locleg.search.text import MARK_END, MARK_START, joined_variants
+from locleg.search.textindex import TextIndex
 from locleg.store import utcnow
 from tests.conftest import BACKENDS, module_corpus, run_cli
 from tests.explorer_fixtures import (
@@ -1275,3 +1277,33 @@ def test_a_long_code_that_merely_mentions_the_words_does_not_outrank_the_law_abo
             16),
         2: ("Proíbe a queima de fogos de artifício em festas", "Art. 1º Fica proibida.", 0)})
     assert ranked("proibido soltar fogos nas festas")[0] == 2
+
+
+def _open_for_writing(folder: str, barrier, answers) -> None:
+    barrier.wait()
+    try:
+        TextIndex(Path(folder), writable=True)
+        answers.put("ok")
+    except Exception as e:  # any failure is the answer the test reads
+        answers.put(f"{type(e).__name__}: {e}")
+
+
+def test_processes_opening_a_new_index_at_once_never_remove_each_others_folder(tmp_path):
+    """Harvesters sharing a corpus each refresh the search at their end: one saw the folder
+    another was creating without its version file yet, removed it, and died (CI, session 23)."""
+    import multiprocessing
+
+    fork = multiprocessing.get_context("fork")
+    answers = []
+    for round_ in range(10):
+        folder = tmp_path / str(round_) / "search-index"
+        barrier, queue = fork.Barrier(4), fork.Queue()
+        openers = [fork.Process(target=_open_for_writing, args=(str(folder), barrier, queue))
+                   for _ in range(4)]
+        for p in openers:
+            p.start()
+        answers += [queue.get(timeout=120) for _ in openers]
+        for p in openers:
+            p.join(timeout=120)
+        assert TextIndex(folder, writable=False).in_memory is False
+    assert answers == ["ok"] * 40

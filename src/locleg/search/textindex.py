@@ -29,6 +29,7 @@ from tantivy import Occur, Query
 
 from ..errors import UserError
 from . import analysis, synonyms
+from .folderlock import deciding
 from .query import All, Any_, Except, Joined, Node, Phrase, Some, Word
 
 # Bump when the schema or the analyzers change: an index of another version is rebuilt.
@@ -168,15 +169,16 @@ class TextIndex:
             self.in_memory = True
 
     def _open_for_writing(self) -> tantivy.Index:
-        if self.folder.exists() and not _current(self.folder):
-            shutil.rmtree(self.folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        index = tantivy.Index(SCHEMA, path=str(self.folder), reuse=True)
-        analysis.register(index)
-        version = self.folder / VERSION_FILE
-        if not version.exists():
-            # Written after the index files: a folder without it is rebuilt whole.
-            version.write_text(json.dumps({"schema": SCHEMA_VERSION}))
+        with deciding(self.folder):
+            if self.folder.exists() and not _current(self.folder):
+                shutil.rmtree(self.folder)
+            self.folder.mkdir(parents=True, exist_ok=True)
+            index = tantivy.Index(SCHEMA, path=str(self.folder), reuse=True)
+            analysis.register(index)
+            version = self.folder / VERSION_FILE
+            if not version.exists():
+                # Written after the index files: a folder without it is rebuilt whole.
+                version.write_text(json.dumps({"schema": SCHEMA_VERSION}))
         return index
 
     @property
