@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from tests.gazette_fixtures import FIELDS, Score, gazettes  # noqa: E402
 from tests.real_gazettes import RealScore, editions  # noqa: E402
 
-from extract_common import load_note, row  # noqa: E402
+from extract_common import load_note, row, texts_per_second  # noqa: E402
 from locleg.gazette.segment import read_gazette  # noqa: E402
 
 TARGET_PRECISION = TARGET_RECALL = 0.95
@@ -100,12 +100,7 @@ def real(held_out: bool) -> None:
 def _rate(texts: list[str], work, seconds: float) -> float:
     """Texts per second of this process's CPU time: the machine is shared, and CPU time
     counts one core's work whatever else runs beside it."""
-    done, start = 0, time.process_time()
-    while time.process_time() - start < seconds:
-        for text in texts:
-            work(text)
-        done += len(texts)
-    return done / (time.process_time() - start)
+    return texts_per_second(texts, work, seconds, clock=time.process_time)
 
 
 def speed(labelled, seconds: float) -> None:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import locleg
+from locleg.enrich.citations import revocation_cycles
 
 SRC = Path(locleg.__file__).resolve().parent
 PACKAGE = "locleg"
@@ -83,45 +84,10 @@ def import_graph() -> dict[str, set[str]]:
 
 
 def circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
-    """The strongly connected components of more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[frozenset[str]] = []
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph[child]))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = set()
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.add(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(frozenset(component))
-    return found
+    """The strongly connected components of more than one module, found by the project's one
+    Tarjan (the cycles of norms that revoke one another are the same search)."""
+    edges = ((module, imported) for module, imports in graph.items() for imported in imports)
+    return [frozenset(group) for group in revocation_cycles(edges) if len(group) > 1]
 
 
 def test_the_graph_reads_relative_imports_and_submodules():
