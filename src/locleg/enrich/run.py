@@ -365,12 +365,13 @@ def _claim_waiting_citations(conn: Connection, live: list) -> set[int]:
         norm.c.id.in_([n.id for n in live]), norm.c.key.is_not(None))).all())
     if not keys:
         return claimed
-    waiting = conn.execute(
-        select(citation.c.id, citation.c.target_key).where(
-            citation.c.target_norm_id.is_(None),
-            or_(citation.c.target_key.in_(list(keys)),
-                citation.c.target_key.in_([k.rsplit("|", 1)[0] + "|" for k in keys])))
-    ).all()
+    wanted = set(keys) | {k.rsplit("|", 1)[0] + "|" for k in keys}
+    # Unresolved is tested here, not in SQL: with "target_norm_id IS NULL" beside the keys,
+    # SQLite (no statistics) walks the index of unresolved citations, nearly all of them,
+    # for every batch, instead of looking the few keys up.
+    waiting = [(cid, key) for cid, key, target in conn.execute(
+        select(citation.c.id, citation.c.target_key, citation.c.target_norm_id)
+        .where(citation.c.target_key.in_(sorted(wanted)))) if target is None]
     updates = []
     for cid, key in waiting:
         target = keys.get(key)
