@@ -6,7 +6,10 @@ written as a citizen or a journalist types them ("lei que proíbe soltar fogos",
 passagem de ônibus para estudante"), without the ementas' wording, and `known` ones that name
 a norm ("lei 3404", "LC 11/2002"); `held_out` ones, colloquial too, written after the
 synonym list by someone who had seen neither it nor the colloquial queries (an honest measure
-of the list, never tuned on). Grades: 2 the norm meant, 1 related.
+of the list, never tuned on); `fresh` ones, colloquial too, written later still, from topics the
+other groups leave out, by someone who had seen none of the queries, the list or the query
+code, all committed before the corpus was read (issue 22's judge of whether search
+generalises; never tuned on either). Grades: 2 the norm meant, 1 related.
 
 build_real_corpus() stores the norms as a SAPL harvest and an extraction would (records,
 then the text of each as the page of a PDF, printed title and ementa first as real texts
@@ -36,7 +39,9 @@ from tests.explorer_fixtures import ExplorerCorpus, norms_of
 DATA = Path(__file__).parent / "data" / "search_real"
 # held_out: colloquial queries written after the synonym list by someone who had not seen it
 # (nor the colloquial queries): a measurement of the list on queries it was not written for.
-GROUPS = ("colloquial", "held_out", "known")
+# fresh: written after both, on other topics, by someone who had seen no query, the list nor
+# the query code: whether search generalises, not whether it fits the queries it was tuned on.
+GROUPS = ("colloquial", "held_out", "fresh", "known")
 # The type as a record would print it, for the store's normalisation.
 _TYPE_RAW = {"lei": "Lei", "lei.complementar": "Lei Complementar", "decreto": "Decreto",
              "decreto.legislativo": "Decreto Legislativo", "resolucao": "Resolução",
