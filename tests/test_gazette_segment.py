@@ -601,3 +601,40 @@ def test_a_preamble_naming_its_enactor_without_an_article_is_no_ementa():
     assert [a.ementa for a in _normative(result.acts, "portaria", "1008")] == [None]
     assert [a.ementa for a in _normative(result.acts, "portaria", "1009")] == [None]
 
+
+
+def test_portarias_printed_as_rows_under_one_title_are_acts():
+    # Feira de Santana: "PORTARIAS INDIVIDUAIS …", a preamble that RESOLVEs, a table
+    # "PORTARIA Nº  PROCESSO Nº  MATRÍCULA Nº  NOME" ⏎ "760 /2018  6281/2018  01082220-0  RENATA …"
+    edition, feira = _real("held_out/feira-2018-05-29.txt", held_out=True)
+    rows = [a for a in feira.acts if a.headless]
+    assert [(a.kind, a.number, a.year) for a in rows] == [
+        ("portaria", str(n), 2018) for n in range(760, 783)]
+    assert all(a.normative and a.ementa is None for a in rows)
+    assert _line(edition.text, rows[0]) == (
+        "PORTARIAS INDIVIDUAIS DA PREFEITURA MUNICIPAL DE FEIRA DE SANTANA")  # title, preamble
+    assert rows[1].heading.startswith("761/2018") and "SUMAYA RAMOS RODRIGUES" in rows[1].heading
+    # Rio: "PORTARIAS “P” DE 04 DE ABRIL DE 2017." … "RESOLVE:" … "N.º 132 – PAULO …";
+    # "PORTARIAS “P” GP/SUBSC/CERH/CPM DE 04 DE ABRIL DE 2017" … "GP/SUBSC/CERH/CPM Nº 314 - …"
+    _, rio = _real("fresh/rio-2017-04-05.txt")
+    rows = [a for a in rio.acts if a.headless]
+    assert [a.number for a in rows] == [str(n) for n in (*range(132, 136), *range(314, 347))]
+    assert {(a.year, a.date) for a in rows} == {(2017, date(2017, 4, 4))}
+
+
+def test_acts_numbered_at_the_end_of_their_paragraph_are_acts():
+    # Porto Alegre's DOPA: "PREFEITO MUNICIPAL DE PORTO ALEGRE, no uso de suas atribuições
+    # legais," ⏎ "APLICA PENA DE SUSPENSÃO, ao servidor … através da Portaria 110 de 26/02/2015 …"
+    edition, result = _real("fresh/poa-2015-03-02.txt")
+    paragraphs = [a for a in result.acts if a.headless]
+    assert len(paragraphs) == 38 and {a.kind for a in paragraphs} == {"portaria"}
+    first = paragraphs[0]
+    assert (first.number, first.date) == ("110", date(2015, 2, 26))
+    assert _line(edition.text, first).startswith("PREFEITO MUNICIPAL DE PORTO ALEGRE")
+    assert "APLICA PENA DE SUSPENSÃO" in first.body
+    # "MODIFICA, a Portaria 166 de 15/01/2015 …": a citation; the act is Portaria 608
+    assert "166" not in {a.number for a in paragraphs} and "608" in {a.number for a in paragraphs}
+    # the pension institute's acts ("através do Ato 024") are no portarias, and not read
+    assert not [a for a in result.acts if a.number == "24"]
+    # the councils' resolutions keep their headings
+    assert [a.number for a in result.acts if a.kind == "resolucao"] == ["2", "3", "1"]

@@ -40,6 +40,7 @@ from ..enrich.heading import read_heading_lines
 from ..enrich.numbering import canonical_number
 from ..jurisdictions import fold
 from .associations import Association, Section, association_for, split_municipalities
+from .headless import headless_acts
 
 # The kinds that become norms (LexML tipoDocumento); portarias join them unless the caller
 # says otherwise (many corpora leave them out: most are acts of personnel).
@@ -68,7 +69,8 @@ class Act:
     page: int | None = None  # 1-based, when the text has form feeds
     # republished ("*Republicado por incorreção"), continues ("continua na próxima edição"),
     # continuation (the rest of an act begun in an earlier edition), truncated (the text
-    # file ends inside the act)
+    # file ends inside the act), headless (printed without a heading of its own: a row of a
+    # table of portarias, a paragraph numbered at its end; headless.py)
     flags: frozenset[str] = frozenset()
     municipality: str | None = None  # in an association gazette
     normative: bool = False
@@ -85,6 +87,10 @@ class Act:
     @property
     def truncated(self) -> bool:
         return "truncated" in self.flags
+
+    @property
+    def headless(self) -> bool:
+        return "headless" in self.flags
 
 
 @dataclass(frozen=True)
@@ -343,7 +349,7 @@ def segment(text: str, *, territory_id: str | None = None,
 def _segment_range(text: str, lo: int, hi: int, municipality: str | None,
                    feeds: list[int] | None, portarias: bool, today: date | None) -> list[Act]:
     candidates, identifiers = _scan(text, lo, hi)
-    starts = _accepted(text, candidates, lo, hi, today)
+    starts = _with_headless(text, _accepted(text, candidates, lo, hi, today), lo, hi)
     rest = _headless_continuation(text, lo, starts[0].start if starts else hi)
     if rest:
         starts.insert(0, rest)
@@ -378,6 +384,22 @@ def _segment_range(text: str, lo: int, hi: int, municipality: str | None,
             page=bisect_right(feeds, st.start) + 1 if feeds is not None else None,
             flags=frozenset(flags), municipality=municipality, normative=normative))
     return acts
+
+
+def _with_headless(text: str, starts: list[_Start], lo: int, hi: int) -> list[_Start]:
+    """The starts, and those of the acts printed without a heading of their own (headless.py:
+    rows under one title and one RESOLVE, paragraphs numbered at their end). A start the
+    segmenter found on such an act's lines (a title read as a notice's) gives way to it."""
+    rows = headless_acts(text, lo, hi)
+    if not rows:
+        return starts
+    spans = [(row.start, row.heading_end) for row in rows]
+    kept = [st for st in starts
+            if not any(begin <= st.start <= end for begin, end in spans)]
+    kept += (_Start(row.start, row.heading_end, row.kind, row.heading,
+                    canonical_number(row.number), row.date, row.year, {"headless"})
+             for row in rows)
+    return sorted(kept, key=lambda st: st.start)
 
 
 def _scan(text: str, lo: int, hi: int) -> tuple[list[re.Match], list[tuple[int, int]]]:
@@ -677,6 +699,8 @@ def _first_content_line(text: str, begin: int, stop: int) -> tuple[int, int] | N
 
 def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
     """The ementa below the heading, and where the body starts."""
+    if "headless" in st.flags:
+        return None, st.start  # its row or paragraph is all it says: the body is all of it
     if st.kind in MATTER or "continuation" in st.flags:
         return None, st.heading_end
     lines: list[str] = []
