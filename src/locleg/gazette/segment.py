@@ -21,7 +21,8 @@ add their shapes: the "º" of "Nº" printed on the line above the heading, a sor
 between the type and "Nº" ("DECRETO ORÇAMENTÁRIO", "PORTARIA – SEAD": a numbering series of
 its own), Sigpub's title line above the heading, the law that created the gazette in its
 masthead, a signatory's appointment under a signature, ementas in quotation marks and split
-by blank lines (docs/gazettes.md lists them).
+by blank lines (docs/gazettes.md lists them). Acts printed without a heading of their own
+(rows under one title, paragraphs numbered at their end) are found by headless.py.
 
 The work runs on every archived gazette: one pass of one regular expression finds the lines
 worth reading; only those are read in full.
