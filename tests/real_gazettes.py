@@ -62,10 +62,13 @@ class RealEdition:
 
 
 @cache
-def editions(held_out: bool = False) -> tuple[RealEdition, ...]:
+def editions(held_out: bool = False, fresh: bool = False) -> tuple[RealEdition, ...]:
     """The labelled editions; held_out: those labelled after the rules were fixed, never
-    looked at while fixing them (tests/data/real_gazettes/held_out)."""
-    labels = DATA / "held_out" / "labels.json" if held_out else DATA / "labels.json"
+    looked at while fixing them (tests/data/real_gazettes/held_out); fresh: a second held-out
+    set, of other cities and gazette systems, labelled before the segmenter was run on it
+    (tests/data/real_gazettes/fresh)."""
+    folder = DATA / "fresh" if fresh else DATA / "held_out" if held_out else DATA
+    labels = folder / "labels.json"
     raw = json.loads(labels.read_text(encoding="utf-8"))
     return tuple(
         RealEdition(e["file"], e["system"], e["extractor"], tuple(e["cities"]), e["territory_id"],

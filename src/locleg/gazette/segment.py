@@ -21,7 +21,8 @@ add their shapes: the "º" of "Nº" printed on the line above the heading, a sor
 between the type and "Nº" ("DECRETO ORÇAMENTÁRIO", "PORTARIA – SEAD": a numbering series of
 its own), Sigpub's title line above the heading, the law that created the gazette in its
 masthead, a signatory's appointment under a signature, ementas in quotation marks and split
-by blank lines (docs/gazettes.md lists them).
+by blank lines (docs/gazettes.md lists them). Acts printed without a heading of their own
+(rows under one title, paragraphs numbered at their end) are found by headless.py.
 
 The work runs on every archived gazette: one pass of one regular expression finds the lines
 worth reading; only those are read in full.
@@ -40,6 +41,7 @@ from ..enrich.heading import read_heading_lines
 from ..enrich.numbering import canonical_number
 from ..jurisdictions import fold
 from .associations import Association, Section, association_for, split_municipalities
+from .headless import headless_acts
 
 # The kinds that become norms (LexML tipoDocumento); portarias join them unless the caller
 # says otherwise (many corpora leave them out: most are acts of personnel).
@@ -68,7 +70,8 @@ class Act:
     page: int | None = None  # 1-based, when the text has form feeds
     # republished ("*Republicado por incorreção"), continues ("continua na próxima edição"),
     # continuation (the rest of an act begun in an earlier edition), truncated (the text
-    # file ends inside the act)
+    # file ends inside the act), headless (printed without a heading of its own: a row of a
+    # table of portarias, a paragraph numbered at its end; headless.py)
     flags: frozenset[str] = frozenset()
     municipality: str | None = None  # in an association gazette
     normative: bool = False
@@ -85,6 +88,10 @@ class Act:
     @property
     def truncated(self) -> bool:
         return "truncated" in self.flags
+
+    @property
+    def headless(self) -> bool:
+        return "headless" in self.flags
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,8 @@ _MATTER_TITLES = {
         r"|errata\b|retifica[cç][aã]o\b|comunicado\b|aviso\s+de\s+(?:convoca|audi[eê]ncia|consulta)"
         r"|convoca[cç][aã]o\s+n|relat[oó]rio\s+(?:resumido|de\s+gest)|ata\s+da\s+\w+\s+sess"),
 }
+# Compiled once: re.match(pattern, …) looks its pattern up in re's cache on every call.
+_MATTER_TITLE = {kind: re.compile(pattern, _I) for kind, pattern in _MATTER_TITLES.items()}
 _MATTER_GROUPS = "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _MATTER_TITLES.items())
 # The types a heading may start with (heading.py reads it in full); "LEIS", "DECRETOS" are
 # section titles. A digit must follow on the line, or "Nº" on the next.
@@ -158,6 +167,8 @@ _OPENING = re.compile(
     r"^[ \t]*(?:disp[oõ]e|altera|autoriza|institui|cria|denomina|abre|regulamenta|estabelece"
     r"|fixa|concede|declara|nomeia|exonera|aprova|homologa|revoga|d[aá]\s+nova|acrescenta"
     r"|prorroga|atualiza|reajusta|ratifica|convoca|designa|torna|inclui|define|disciplina"
+    r"|retifica|instaura|constitui|reconhece|transfere|substitui|suplementa|extingue|determina"
+    r"|dispensa|delega|suspende|modifica|amplia|reduz|credencia|cancela|anula"
     rf"|(?:o|a|o\(a\))\s+{_ENACTOR}"
     r"|\*?\s*republica|considerando|decreta|resolve|fa[cç]o\s+saber|no\s+uso\s+d)",
     _I | _M)
@@ -168,6 +179,9 @@ _AFTER_EMENTA = re.compile(
     # ementa that starts with the verb
     r"|considerando|(?:d\s?e\s?c\s?r\s?e\s?t\s?a|r\s?e\s?s\s?o\s?l\s?v\s?e)\s*(?::|$)"
     r"|fa[cç]o\s+saber|no\s+uso\s+d|art(?:igo)?\.?\s*\d"
+    # who enacts, however named, then "no uso de suas atribuições": "PREFEITA MUNICIPAL DE
+    # DELMIRO GOUVEIA, no uso de …"
+    r"|[^\n,]{3,120},\s*no\s+uso\s+d"
     r"|[IVXLC]+\s*[-–—)]|§|par[aá]grafo"
     r"|(?-i:[A-ZÀ-Ý\s]{3,}):\s*$)", _I)
 # A name in capitals and a comma, alone on its line: a preamble's subject, when a role follows.
@@ -225,10 +239,14 @@ _WORD = re.compile(r"[^\W\d_]{3,}")
 _RAISED = re.compile(r"[ \t]*(?:[oº°ªa][ \t]*){1,8}")
 # Words between the type and "Nº" that the heading grammar does not know: the act's sort
 # ("DECRETO INDIVIDUAL", "DECRETO ORÇAMENTÁRIO", "PORTARIA DE DIÁRIA") or who issues it
-# ("PORTARIA – SEAD", "PORTARIA/SMF/MD", "PORTARIA-CGM", "PORTARIA GAB").
+# ("PORTARIA – SEAD", "PORTARIA/SMF/MD", "PORTARIA-CGM", "PORTARIA GAB"), in quotation marks
+# too ('DECRETO RIO “P” Nº 2362': Rio's decrees of personnel).
 _QUALIFIER = re.compile(
-    r"(?:[ \t]*[-–—/][ \t]*|[ \t]+)(?P<words>(?:[^\W\d_]+[ \t]*[-–—/]?[ \t]*){1,3}?)"
+    r"(?:[ \t]*[-–—/][ \t]*|[ \t]+)"
+    r"(?P<words>(?:[\"“”'‘’]?[^\W\d_]+[\"“”'‘’]?[ \t]*[-–—/]?[ \t]*){1,3}?)"
     r"(?=n[º°o.]{0,3}[ \t]*[.:]?[ \t]*\d)", _I)
+# What separates a qualifier's words: 'PORTARIA/SMF/MD', 'DECRETO RIO “P”'.
+_SEPARATORS = str.maketrans({c: " " for c in "-/" + _QUOTES})
 # Qualifiers that leave the numbering series alone ("LEI MUNICIPAL Nº 5" is "LEI Nº 5").
 _PLAIN_QUALIFIERS = frozenset("municipal estadual federal ordinaria complementar executivo "
                               "legislativo legislativa normativa normativo de da do".split())
@@ -242,6 +260,10 @@ _THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
 # A gazette's masthead: its title and edition line, among which the law that created the
 # gazette is printed ("Lei Nº 3.520, de 26 de março de 2015.").
 _MASTHEAD = re.compile(r"di[aá]rio\s*oficial|\bedi[cç][aã]o\b", _I)
+# The marks of a page header's fields: bullets, bars, wide gaps, "ANO VII", "Edição 4955".
+_HEADER_FIELDS = re.compile(r"•|\||\S[ \t]{3,}\S|\bano\s+[ivxlc]+\b|\bedi[cç][aã]o\s+n?[º°.]*\s*\d",
+                            _I)
+_URL_LINE = re.compile(r"[ \t]*(?:https?://|www\.)\S+(?:[ \t]+\d+)?[ \t\r]*")
 # What ends a Sigpub act below its signature.
 _SIGNED = re.compile(r"[ \t]*(?:publicado\s+por|c[oó]digo\s+identificador)\b", _I)
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
@@ -328,7 +350,7 @@ def segment(text: str, *, territory_id: str | None = None,
 def _segment_range(text: str, lo: int, hi: int, municipality: str | None,
                    feeds: list[int] | None, portarias: bool, today: date | None) -> list[Act]:
     candidates, identifiers = _scan(text, lo, hi)
-    starts = _accepted(text, candidates, lo, hi, today)
+    starts = _with_headless(text, _accepted(text, candidates, lo, hi, today), lo, hi)
     rest = _headless_continuation(text, lo, starts[0].start if starts else hi)
     if rest:
         starts.insert(0, rest)
@@ -363,6 +385,22 @@ def _segment_range(text: str, lo: int, hi: int, municipality: str | None,
             page=bisect_right(feeds, st.start) + 1 if feeds is not None else None,
             flags=frozenset(flags), municipality=municipality, normative=normative))
     return acts
+
+
+def _with_headless(text: str, starts: list[_Start], lo: int, hi: int) -> list[_Start]:
+    """The starts, and those of the acts printed without a heading of their own (headless.py:
+    rows under one title and one RESOLVE, paragraphs numbered at their end). A start the
+    segmenter found on such an act's lines (a title read as a notice's) gives way to it."""
+    rows = headless_acts(text, lo, hi)
+    if not rows:
+        return starts
+    spans = [(row.start, row.heading_end) for row in rows]
+    kept = [st for st in starts
+            if not any(begin <= st.start <= end for begin, end in spans)]
+    kept += (_Start(row.start, row.heading_end, row.kind, row.heading,
+                    canonical_number(row.number), row.date, row.year, {"headless"})
+             for row in rows)
+    return sorted(kept, key=lambda st: st.start)
 
 
 def _scan(text: str, lo: int, hi: int) -> tuple[list[re.Match], list[tuple[int, int]]]:
@@ -439,8 +477,13 @@ def _accepted(text: str, candidates: list[re.Match], lo: int, hi: int,
                 text, found.heading_end, hi):
             continue  # before any act, a heading with no act below: the masthead's, a summary's
         key = (found.kind, found.number, found.year, found.issuer)
-        if found.kind not in MATTER and key in seen and "continuation" not in found.flags:
-            continue  # an act of this edition quoted again (an annex, a regulation)
+        if found.kind not in MATTER and key in seen and "continuation" not in found.flags and (
+                not _IDENTIFIER.search(text, out[-1].heading_end, found.start)
+                or not _opens(text, found, hi)):
+            # An act of this edition quoted again (an annex, a regulation). Not so a heading
+            # after Sigpub's end of the act above that opens an act of its own: two portarias
+            # printed with one number ("PORTARIA Nº 0189/2019": a pension, a retirement).
+            continue
         if out and found.kind not in MATTER and not _closed(
                 text, out[-1].heading_end, found.start) and not _opens(text, found, hi):
             # The act above has not ended: a heading-like line in its body is a citation,
@@ -491,9 +534,14 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
     printed = " ".join(t.strip() for _, _, t in lines[:len(heading.lines)])
     if not _followed_by_act(text, heading_end, hi) and (
             (heading.date is None and _CLOSING.match(previous) and not _SIGNED.match(previous))
-            or _in_masthead(text, line_start, heading_end, lo, hi)):
+            or _in_masthead(text, line_start, heading_end, lo, hi)
+            or _signed_below(text, heading_end, hi)):
         # "Presidente do FAPEN / Portaria:019/2017": the signatory's own appointment; a law
-        # among the masthead's lines: the one that created the gazette
+        # among the masthead's lines: the one that created the gazette; a heading with
+        # Sigpub's "Publicado por:" right below it has no act under it: the appointment of
+        # whoever signed above, however many blank lines Tika put between ("Secretário
+        # Municipal de Infraestrutura" ⏎⏎ "Portaria 007/2017" ⏎⏎ "Publicado por:"), or a
+        # citation that ends a notice ("Decreto N° 01 de 04 de Janeiro de 2021.")
         return None
     number, year = heading.number, heading.year
     compound = _COMPOUND_NUMBER.search(printed)
@@ -505,7 +553,7 @@ def _read_start(text: str, match: re.Match, lo: int, hi: int,
             year = int(printed_year[1]) if printed_year else None
     issuer = ""
     if qualifier:
-        words = fold(qualifier["words"]).replace("-", " ").replace("/", " ").split()
+        words = fold(qualifier["words"]).translate(_SEPARATORS).split()
         issuer = " ".join(w for w in words if w not in _PLAIN_QUALIFIERS)
     if (_CONTINUATION_MARK.search(printed) or _CONTINUATION.match(previous)
             or _CONTINUATION.search(text, heading_end, min(hi, heading_end + 120))):
@@ -552,15 +600,29 @@ def _in_masthead(text: str, line_start: int, heading_end: int, lo: int, hi: int)
 def _followed_by_act(text: str, at: int, hi: int) -> bool:
     """An ementa, a preamble or an enacting clause follows (page furniture skipped), not a
     signature's end or nothing."""
-    for _, _, line in islice(_lines_after(text, at, hi), 4):
+    dated = False
+    for i, (_, _, line) in enumerate(islice(_lines_after(text, at, hi), 5)):
         stripped = line.strip().lstrip(_QUOTES)
         if _OPENING.match(stripped):  # the common case first: the trailer's test costs more
             return True
         if _HEADING_DATE.match(line) or _MASTHEAD.search(line) or _is_trailer(line):
             continue
-        if _SIGNED.match(line) or _CLOSING.match(line):
+        if (i == 0 and _PLACE_DATE.match(line)) or (dated and _YEAR_LINE.fullmatch(line)):
+            # the heading's own place and date ("DECRETO Nº 17/2018" ⏎ "Junqueiro, 25 de
+            # setembro de 2018."; "… ALAGOAS, em 23 de Setembro de" ⏎ "2019"), or a
+            # signature's: only an opening below tells them apart
+            dated = True
+            continue
+        if dated or _SIGNED.match(line) or _CLOSING.match(line):
             return False
         return stripped[:1].isupper() and len(_WORD.findall(stripped)) >= 3
+    return False
+
+
+def _signed_below(text: str, at: int, hi: int) -> bool:
+    """Sigpub's "Publicado por:" is the next line with text: what stands above it ends."""
+    for _, _, line in _lines_after(text, at, hi):
+        return _SIGNED.match(line) is not None
     return False
 
 
@@ -616,7 +678,7 @@ def _one_per_identifier(text: str, lo: int, hi: int, starts: list[_Start],
             out += inside
         elif stop < hi or len(text[f_start:stop].strip()) >= 80:
             title = text[f_start:f_end].strip()
-            kind = next((k for k in MATTER if re.match(_MATTER_TITLES[k], title, _I)), "outro")
+            kind = next((k for k in MATTER if _MATTER_TITLE[k].match(title)), "outro")
             out.append(_Start(f_start, f_end, kind, title))
     return out
 
@@ -638,6 +700,8 @@ def _first_content_line(text: str, begin: int, stop: int) -> tuple[int, int] | N
 
 def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
     """The ementa below the heading, and where the body starts."""
+    if "headless" in st.flags:
+        return None, st.start  # its row or paragraph is all it says: the body is all of it
     if st.kind in MATTER or "continuation" in st.flags:
         return None, st.heading_end
     lines: list[str] = []
@@ -654,6 +718,8 @@ def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
             # ementa
             body_start = line_end
             continue
+        if lines and _page_header(line):
+            continue  # a page break inside the ementa: its sentence goes on below the header
         # A blank line ends the ementa only where its sentence has ended: Tika puts blank
         # lines between the lines of one ementa ("… servidor, para a", '“TRANSFERE … (DIA',
         # "… e dá" ⏎⏎ "outras providências.", "… para o Cargo" ⏎⏎ "Comissionado …").
@@ -671,6 +737,15 @@ def _ementa(text: str, st: _Start, end: int) -> tuple[str | None, int]:
     if not lines:
         return None, st.heading_end
     return " ".join(lines), body_start
+
+
+def _page_header(line: str) -> bool:
+    """A page's header or footer: the gazette's title among the page's fields ("Alagoas , 11
+    de Setembro de 2019 • Diário Oficial dos Municípios do Estado de Alagoas • ANO VII"), or
+    its address ("www.diariomunicipal.com.br/ama   6"); not a line that names the gazette in
+    a sentence ("Institui o Diário Oficial Eletrônico do Município")."""
+    return bool(_URL_LINE.fullmatch(line) or (
+        _MASTHEAD.search(line) and _HEADER_FIELDS.search(line)))
 
 
 def _runs_on(lines: list[str]) -> bool:

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Rebuild the real gazette texts from their sources (see SOURCES.md). Arguments: the bare git
 # directories of okfn-brasil/querido-diario-toolbox, okfn-brasil/querido-diario and
-# exoonero/extrator (e.g. `git clone --bare`).
+# exoonero/extrator (e.g. `git clone --bare`), and for fresh/ that of GVLL/domrj (pdftotext).
 set -eu
 TOOLBOX=$1 QD=$2 EX=$3
 cd "$(dirname "$0")"
@@ -29,3 +29,14 @@ cut_chars() { python3 -c "import sys; sys.stdout.write(sys.stdin.read()[:$1])"; 
 show "$EX" e02a1e0da4dbce9f8ade6dd471cb4e3cd573ebe4 test_data/ce/diario-completo-2013-08-12-extraido.txt | cut_chars 42786 > aprece-2013-08-12.txt
 show "$EX" ec510cd3a81015b8b40bfbc6220ae42b2cb0b9cd test_data/ce/diario-completo-2018-08-17-extraido.txt | cut_chars 41911 > aprece-2018-08-17.txt
 show "$EX" 04faf0e71762067c5185a5714b3f4edcb222c96d test_data/ce/diario-completo-2022-06-13-extraido.txt | cut_chars 48325 > held_out/aprece-2022-06-13.txt
+# The fresh set (fresh/): a fourth argument, the bare git directory of GVLL/domrj
+if [ $# -ge 4 ]; then
+    DOMRJ=$4
+    for d in 2018-09-28 2019-05-16 2019-09-11 2019-10-15 2020-01-21 2022-10-31; do
+        show "$EX" $H test_data/diario-completo-$d-extraido.txt > fresh/ama-$d.txt
+    done
+    show "$QD" $C $F/rs_porto_alegre.txt > fresh/poa-2015-03-02.txt
+    show "$DOMRJ" d49d85337f38deaf55f11eab7685f5f4031214a2 domrj/sample_data/do_sample.pdf > /tmp/rio.$$.pdf
+    pdftotext -raw -f 1 -l 12 /tmp/rio.$$.pdf fresh/rio-2017-04-05.txt  # poppler 22.12.0
+    rm /tmp/rio.$$.pdf
+fi
