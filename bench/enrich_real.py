@@ -5,9 +5,13 @@
    with normalised similarity ≥ 0.9, of the norms whose text prints one; and ementas made up
    where none is printed), the date (of the headings that print one; decrees apart), the
    number and type. Beside them, the generated set (`tests/heading_cases.py`) as before.
-2. tests/data/real_scans/: 16 scanned first pages (Gurupá, PA; Tucano, BA): number and date
-   after the extraction's OCR, and after the second reading enrichment gives a heading that
-   disagrees with its record or that the page's OCR lost (`reread.settle`).
+2. tests/data/real_scans/: 20 scanned first pages of 5 municipalities (Gurupá and
+   Parauapebas, PA; Ananás, TO; Tucano, BA; Vargem Grande do Sul, SP): number and date after
+   the extraction's OCR, and after the second reading enrichment gives a heading that
+   disagrees with its record or that the page's OCR lost (`reread.settle`: the heading region
+   again at 400/300/200 dpi, the page turned upside down when no heading is found, the
+   heading's line alone); the 200–300 dpi rows are the target's. The second readings' cost:
+   seconds per page that needed them, beside the page's own OCR.
 3. Speed on one core: heading and ementa per first page, against the heading alone measured in
    the same run (the ementa's price); enrichment's norms/s is bench/enrich.py's.
 
@@ -84,8 +88,14 @@ def scans() -> None:
     for label in real_scans.labels():
         readings.append(real_scans.read_scan(label))
     seconds = time.perf_counter() - start
-    print(f"Real scans: {len(readings)} first pages, OCR and second readings "
+    reread = [r for r in readings if r.settle_seconds > 0.01]
+    print(f"Real scans: {len(readings)} first pages of "
+          f"{len({r.label['city'] for r in readings})} municipalities, OCR and second readings "
           f"({seconds / len(readings):.1f} s a page)")
+    print(f"  the page's OCR: {sum(r.ocr_seconds for r in readings) / len(readings):.1f} s a "
+          f"page; second readings on {len(reread)} of {len(readings)} pages: "
+          f"{sum(r.settle_seconds for r in reread) / max(1, len(reread)):.1f} s each "
+          f"(max {max((r.settle_seconds for r in reread), default=0):.1f} s)")
     row("scans", "pages", "page's OCR", "after the second reading", "target")
     for name, keep in (("200–300 dpi", lambda r: r.label["dpi"] >= 200),
                        ("96–100 dpi", lambda r: r.label["dpi"] < 200),
