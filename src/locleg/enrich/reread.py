@@ -4,7 +4,9 @@ one looks like an OCR misreading of the source's number ("1.165" where the sourc
 The top of the page (down past the heading's line, at least its top third) is rendered again
 at a higher resolution and OCRed with the project's tesseract adapter; the better reading is
 kept. Only the heading region is read: a fraction of a full page's OCR, paid only for the
-few headings that disagree with their metadata.
+few headings that disagree with their metadata. A misreading that outlives the region's
+readings is read from the heading's line alone (read_line); a page whose heading is found
+nowhere is read turned upside down (a sheet fed the wrong way up).
 """
 
 from __future__ import annotations
