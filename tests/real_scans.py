@@ -1,5 +1,6 @@
-"""Real scanned first pages of municipal laws (tests/data/real_scans/) and how their headings
-read through OCR: the text extraction's own OCR, then the enrichment's second reading.
+"""Real scanned first pages of municipal laws, decrees and portarias (tests/data/real_scans/)
+and how their headings read through OCR: the text extraction's own OCR, then the enrichment's
+second reading.
 
 Shared by tests/test_enrich_real.py and bench/enrich_real.py.
 """
@@ -7,6 +8,7 @@ Shared by tests/test_enrich_real.py and bench/enrich_real.py.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -25,6 +27,8 @@ class ScanReading:
     ocr_text: str
     first: Heading | None  # read from the extraction's OCR of the page
     settled: Heading | None  # after the second reading enrichment does with the record's say
+    ocr_seconds: float = 0.0  # the extraction's OCR of the page
+    settle_seconds: float = 0.0  # the second readings (0 when the first reading was kept)
 
 
 def labels(data: Path = DATA) -> list[dict]:
@@ -35,11 +39,14 @@ def read_scan(label: dict, data: Path = DATA, today: date = TODAY) -> ScanReadin
     """OCR the page as extraction does, read its heading, then settle it as enrichment does
     for a record whose source gives the type, number and year (the portal's listing)."""
     original = (data / label["file"]).read_bytes()
+    start = time.perf_counter()
     text = extract(original).pages[0].text
+    read_at = time.perf_counter()
     first = read_heading(text, today)
     settled, _ = settle(first, original, 1, label["type"], label["number"],
-                             label["year"], None, today=today)
-    return ScanReading(label, text, first, settled)
+                        label["year"], None, today=today)
+    return ScanReading(label, text, first, settled, read_at - start,
+                       time.perf_counter() - read_at)
 
 
 def right(heading: Heading | None, label: dict) -> bool:

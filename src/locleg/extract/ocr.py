@@ -65,6 +65,16 @@ class OcrText:
     # Share of the page's inked area that lies in a recognized word (rules of tables left
     # out): a stain, a faded row or an article tesseract skipped lowers it.
     coverage: float | None = None
+    # The text lines tesseract found, with their boxes: only when asked (recognize(lines=True)).
+    lines: tuple[OcrLine, ...] = ()
+
+
+@dataclass(frozen=True)
+class OcrLine:
+    """One line of text as tesseract segmented it, and where it stands on the image."""
+
+    text: str
+    box: tuple[int, int, int, int]  # left, top, right, bottom, in the image's pixels
 
 
 def tessdata_dir() -> str:
@@ -127,8 +137,9 @@ def at_ocr_resolution(image: Image.Image, dpi: float | None, max_pixels: int
     return image.resize(size, Image.Resampling.LANCZOS), OCR_DPI
 
 
-def recognize(image: Image.Image, dpi: int | None = None) -> OcrText:
-    """OCR one page image. The image is handed over as raw pixels: no PNG, no temp file."""
+def recognize(image: Image.Image, dpi: int | None = None, *, lines: bool = False) -> OcrText:
+    """OCR one page image. The image is handed over as raw pixels: no PNG, no temp file.
+    With lines, the text lines found and their boxes come too (OcrText.lines)."""
     from tesserocr import PT, RIL, iterate_level
 
     gray = image if image.mode == "L" else image.convert("L")
@@ -138,6 +149,7 @@ def recognize(image: Image.Image, dpi: int | None = None) -> OcrText:
         api.SetSourceResolution(int(dpi))
     words: list[tuple[str, float, tuple[int, int, int, int]]] = []
     rules: list[tuple[int, int, int, int]] = []
+    found_lines: list[OcrLine] = []
     try:
         text = api.GetUTF8Text()
         # On a page without text the iterator is None and tesserocr reports no words.
@@ -150,6 +162,11 @@ def recognize(image: Image.Image, dpi: int | None = None) -> OcrText:
                 box = word.BoundingBox(RIL.WORD)
                 if found and found.strip() and box:
                     words.append((found, word.Confidence(RIL.WORD), box))
+            if lines:
+                for line in iterate_level(api.GetIterator(), RIL.TEXTLINE):
+                    found, box = line.GetUTF8Text(RIL.TEXTLINE), line.BoundingBox(RIL.TEXTLINE)
+                    if found and found.strip() and box:
+                        found_lines.append(OcrLine(found.strip(), box))
     except RuntimeError as e:
         # Tesseract reports a failed allocation of its page image this way ("No image set?").
         raise OcrFailed(f"tesseract could not read a {gray.width}×{gray.height} page "
@@ -163,7 +180,38 @@ def recognize(image: Image.Image, dpi: int | None = None) -> OcrText:
     coverage = ink_coverage(gray, [box for *_, box in words], rules, dpi) if words else None
     if confidence is not None and coverage is not None:
         confidence = round(confidence * min(1.0, coverage / FULL_COVERAGE), 4)
-    return OcrText(text, confidence, len(words), coverage)
+    return OcrText(text, confidence, len(words), coverage, tuple(found_lines))
+
+
+def recognize_line(image: Image.Image, dpi: int | None = None) -> OcrText:
+    """OCR an image that holds one line of print, segmented as one line (tesseract's page
+    segmentation mode 7) instead of laid out as a page.
+
+    On a faded heading the page layout analysis sees broken glyphs as specks and joins what
+    is left differently at each resolution; told that the strip is one line, tesseract reads
+    every glyph of it (Gurupá's Lei 1.168: '1.165' as a page at 200, 300 and 400 dpi, '1.168'
+    as a line at 200).
+    """
+    from tesserocr import PSM
+
+    gray = image if image.mode == "L" else image.convert("L")
+    api = _api()
+    layout = api.GetPageSegMode()  # the page reading's, put back after
+    api.SetPageSegMode(PSM.SINGLE_LINE)
+    try:
+        api.SetImageBytes(gray.tobytes(), gray.width, gray.height, 1, gray.width)
+        if dpi:
+            api.SetSourceResolution(int(dpi))
+        text = api.GetUTF8Text()
+        confidence = api.MeanTextConf()
+    except RuntimeError as e:
+        raise OcrFailed(f"tesseract could not read a {gray.width}×{gray.height} line: {e}"
+                        ) from None
+    finally:
+        api.Clear()
+        api.SetPageSegMode(layout)
+    text = text.strip()
+    return OcrText(text, round(confidence / 100, 4) if text else None, len(text.split()))
 
 
 def coverage_note(found: OcrText) -> str:
