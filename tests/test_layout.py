@@ -92,9 +92,9 @@ def circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
 
 def test_the_graph_reads_relative_imports_and_submodules():
     graph = import_graph()
-    # `from .blobs import BlobError` (relative), `from . import frontier` (a submodule),
+    # `from .base import BlobError` (relative), `from . import frontier` (a submodule),
     # `from .. import __version__` (a name of the package's __init__).
-    assert "locleg.blobs" in graph["locleg.blobs_fsspec"]
+    assert "locleg.originals.base" in graph["locleg.originals.fsspec"]
     assert "locleg.harvest.frontier" in graph["locleg.harvest.querido_diario"]
     assert "locleg" in graph["locleg.web.app"]
     # an import inside a function counts as well

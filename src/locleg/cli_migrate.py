@@ -1,5 +1,5 @@
 """`locleg migrate`: move a corpus to other storage (thin layers over store/move.py for the
-database and originals_move.py for the originals)."""
+database and originals/move.py for the originals)."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def _move_database(to_url: str, corpus_dir: Path | None) -> None:
 
 
 def _move_originals(originals: str, corpus_dir: Path | None) -> None:
-    from .originals_move import move_originals, removal_hint
+    from .originals.move import move_originals, removal_hint
 
     with opened(corpus_dir) as corpus, progress_bar("copying", "originals") as (progress, task):
         report = move_originals(

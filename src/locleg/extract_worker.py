@@ -16,12 +16,12 @@ import signal
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from .blobs import BlobError
 from .extract import ExtractionResult, Limits, extract
 from .extract.limits import human_bytes
 from .extract.result import failed
 from .lifeline import end_with
 from .originals import open_blobs
+from .originals.base import BlobError
 
 # --- the worker side --------------------------------------------------------------------------
 
