@@ -30,7 +30,7 @@ from locleg.fixtures.documents import (
     scanned_page,
     scanned_pdf,
 )
-from locleg.importer import import_path
+from locleg.ingest.run import import_path
 from locleg.search import SearchRequest, search
 from locleg.store.schema import document, extraction
 from tests.conftest import run_cli

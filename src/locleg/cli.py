@@ -271,7 +271,7 @@ def jurisdictions(uf: str | None, search: str | None, as_json: bool,
 def import_(target: Path, jurisdiction: str | None, batch_size: int,
             corpus_dir: Path | None) -> None:
     """Import a folder of files, or a manifest .csv with the norms' metadata."""
-    from .importer import import_path
+    from .ingest.run import import_path
 
     with opened(corpus_dir) as corpus, progress_bar("importing") as (progress, task):
         report = import_path(

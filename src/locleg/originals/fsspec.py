@@ -66,7 +66,7 @@ def reason(error: BaseException) -> tuple[str, str]:
 class FsspecBlobStore:
     """Originals under URL/ab/<sha256>, on any filesystem fsspec knows."""
 
-    # Writers that import at once (importer._copy_files): a request's latency, not the
+    # Writers that import at once (ingest.run._copy_files): a request's latency, not the
     # bandwidth, bounds one writer.
     parallel_writes = 8
 
