@@ -151,7 +151,7 @@ def test_a_where_no_database_can_run_is_one_line(tmp_path, where, message):
 
 
 def test_the_widest_numbers_a_where_accepts_run_on_both_backends(corpus, tmp_path):
-    from locleg.extraction import plan
+    from locleg.extract.run import plan
     from locleg.ingest.run import import_path
 
     (tmp_path / "docs").mkdir()

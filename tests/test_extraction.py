@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from locleg.corpus import open_corpus
 from locleg.extract import Limits
-from locleg.extraction import document_extraction, extract_versions, plan
+from locleg.extract.run import document_extraction, extract_versions, plan
 from locleg.fixtures.documents import (
     born_digital_pdf,
     docx_document,

@@ -98,7 +98,7 @@ def test_the_graph_reads_relative_imports_and_submodules():
     assert "locleg.harvest.frontier" in graph["locleg.harvest.querido_diario"]
     assert "locleg" in graph["locleg.web.app"]
     # an import inside a function counts as well
-    assert "locleg.extract_cluster" in graph["locleg.extraction"]
+    assert "locleg.extract.cluster" in graph["locleg.extract.run"]
 
 
 def test_circles_are_found():
@@ -128,8 +128,7 @@ def test_known_circles_are_still_there():
 
 # The stages a bare `locleg` (its import, --help, --version) must not load: each feature
 # command imports its own when named.
-STAGES = ("locleg.harvest", "locleg.web", "locleg.extract", "locleg.extraction",
-          "locleg.extract_cluster", "locleg.extract_worker")
+STAGES = ("locleg.harvest", "locleg.web", "locleg.extract")  # extract/ holds the runners too
 
 
 def test_the_cli_starts_without_harvest_web_or_extraction():
