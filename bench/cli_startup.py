@@ -16,8 +16,8 @@ import subprocess
 import sys
 import time
 
-EAGER = ("import locleg.cli, locleg.cli_web, locleg.cli_extract, locleg.cli_harvest, "
-         "locleg.cli_enrich")
+EAGER = ("import locleg.cli, locleg.cli.web, locleg.cli.extract, locleg.cli.harvest, "
+         "locleg.cli.enrich")
 
 
 def median_seconds(args: list[str], repeat: int) -> float:

@@ -26,8 +26,8 @@ from pathlib import Path
 from extract_common import corpus_with, load_note, row
 from extract_mixed_corpus import build
 from locleg.corpus import open_corpus
-from locleg.extract_cluster import connect
-from locleg.extraction import extract_versions
+from locleg.extract.cluster import connect
+from locleg.extract.run import extract_versions
 
 
 def _twice(corpus, **how) -> list[float]:

@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from locleg.corpus import init_corpus  # noqa: E402
 from locleg.fixtures.laws import sample_text  # noqa: E402
-from locleg.importer import import_path  # noqa: E402
+from locleg.ingest.run import import_path  # noqa: E402
 
 JUAZEIRO = 2918407
 

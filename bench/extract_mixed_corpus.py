@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from extract_common import corpus_with, law_pages, load_note, paragraphs, row
-from locleg.extraction import default_workers, extract_versions
+from locleg.extract.run import default_workers, extract_versions
 from locleg.fixtures.documents import born_digital_pdf, image_pdf, scanned_page
 
 

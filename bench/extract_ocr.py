@@ -26,7 +26,7 @@ from pathlib import Path
 from extract_common import corpus_with, law_pages, load_note, row
 from locleg.extract import extract
 from locleg.extract.ocr import OCR_DPI, backend_version
-from locleg.extraction import extract_versions
+from locleg.extract.run import extract_versions
 from locleg.fixtures.documents import image_pdf, scanned_page
 
 

@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 from tests.s3server import KEY_ID, REGION, SECRET, S3Server  # noqa: E402
 
-from locleg.blobs import BlobStore  # noqa: E402
 from locleg.originals import open_blobs  # noqa: E402
+from locleg.originals.local import BlobStore  # noqa: E402
 
 JUAZEIRO = "2918407"
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from locleg.blobs import BlobError, BlobStore, sha256_of
+from locleg.originals.base import BlobError, sha256_of
+from locleg.originals.local import BlobStore
 
 
 def test_put_is_content_addressed_and_idempotent(tmp_path):
@@ -50,7 +51,7 @@ def test_a_failed_write_leaves_no_partial_original(tmp_path, monkeypatch):
     def crash(*_args):
         raise OSError("disk full")
 
-    monkeypatch.setattr("locleg.blobs.os.replace", crash)
+    monkeypatch.setattr("locleg.originals.local.os.replace", crash)
     with pytest.raises(OSError, match="disk full"):
         blobs.put(b"never stored")
     assert list(blobs) == []

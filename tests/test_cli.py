@@ -151,8 +151,8 @@ def test_a_where_no_database_can_run_is_one_line(tmp_path, where, message):
 
 
 def test_the_widest_numbers_a_where_accepts_run_on_both_backends(corpus, tmp_path):
-    from locleg.extraction import plan
-    from locleg.importer import import_path
+    from locleg.extract.run import plan
+    from locleg.ingest.run import import_path
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "Lei1-2020.txt").write_bytes(b"LEI 1/2020")  # 10 bytes
@@ -180,7 +180,7 @@ RAW_CONTROLS = ("\x1b", "\x07", "\r", "\x9b", "\u202e")
 def hostile_corpus(tmp_path) -> Path:
     """A corpus whose norm, document, page, extraction, problem and source carry HOSTILE."""
     from locleg.corpus import init_corpus
-    from locleg.importer import import_path
+    from locleg.ingest.run import import_path
 
     dump = tmp_path / "dump"
     dump.mkdir()

@@ -21,8 +21,8 @@ from PIL import Image
 from locleg import __version__
 from locleg.corpus import init_corpus
 from locleg.extract import Limits
-from locleg.extract_cluster import ClusterError, connect
-from locleg.extraction import extract_versions
+from locleg.extract.cluster import ClusterError, connect
+from locleg.extract.run import extract_versions
 from locleg.fixtures.documents import born_digital_pdf, html_law_page, image_file, scanned_pdf
 from tests.conftest import run_cli
 from tests.test_extraction import (

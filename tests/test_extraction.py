@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from locleg.corpus import open_corpus
 from locleg.extract import Limits
-from locleg.extraction import document_extraction, extract_versions, plan
+from locleg.extract.run import document_extraction, extract_versions, plan
 from locleg.fixtures.documents import (
     born_digital_pdf,
     docx_document,
@@ -30,7 +30,7 @@ from locleg.fixtures.documents import (
     scanned_page,
     scanned_pdf,
 )
-from locleg.importer import import_path
+from locleg.ingest.run import import_path
 from locleg.search import SearchRequest, search
 from locleg.store.schema import document, extraction
 from tests.conftest import run_cli

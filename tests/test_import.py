@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from locleg.corpus import init_corpus
-from locleg.dump import infer_from_file_name
 from locleg.errors import ManifestError
-from locleg.importer import import_path
+from locleg.ingest.dump import infer_from_file_name
+from locleg.ingest.run import import_path
 from locleg.store.limits import refusal
 from locleg.store.schema import record as record_table
 from tests.conftest import run_cli

@@ -13,8 +13,8 @@ import pytest
 
 from locleg.errors import UserError
 from locleg.fixtures.sru_server import SRU_PATH, SruRecord, SruServer, juazeiro_records
+from locleg.harvest.lexml import SruError, base_urn, check, parse_sru, search
 from locleg.harvest.net import Resolver
-from locleg.lexml import SruError, base_urn, check, parse_sru, search
 from locleg.store import utcnow
 from tests.conftest import run_cli
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from locleg.blobs import BlobStore
-from locleg.blobs_fsspec import FsspecBlobStore
 from locleg.corpus import open_corpus
 from locleg.originals import open_blobs
+from locleg.originals.fsspec import FsspecBlobStore
+from locleg.originals.local import BlobStore
 from tests.conftest import run_cli
 from tests.explorer_fixtures import LiveServer
 from tests.s3server import SECRET, CheckingS3Server, wait_for

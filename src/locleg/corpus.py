@@ -6,7 +6,6 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .blobs import is_url
 from .config import (
     PASSWORD_HINT,
     SETTINGS_FILE,
@@ -18,6 +17,7 @@ from .config import (
 from .errors import UserError
 from .jurisdictions import load_ibge
 from .originals import Originals, open_blobs
+from .originals.base import is_url
 from .store import Store
 from .store.db import has_password
 

@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass, field
 from sqlalchemy import bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
-from ..blobs import BlobError
 from ..corpus import Corpus
+from ..originals.base import BlobError
 from ..store import utcnow
 from ..store.db import queue_batch
 from ..store.schema import (

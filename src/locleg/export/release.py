@@ -71,7 +71,7 @@ class ExportReport:
 
 def parse_since(text: str) -> datetime:
     """A date (YYYY-MM-DD or DD/MM/YYYY: from 00:00 UTC that day) or an ISO 8601 time."""
-    from ..dump import parse_date  # here: dump loads the extractors, an export needs none
+    from ..ingest.dump import parse_date  # here: dump loads the extractors, an export needs none
 
     value = text.strip()
     try:

@@ -2,7 +2,7 @@
 
 Size, page and pixel limits are checked by the extractors before the expensive step (reading,
 rendering, decompressing); the time and memory limits are enforced by the runner's worker
-processes (extraction.py), which a runaway document may kill without harm to the run.
+processes (run.py, worker.py), which a runaway document may kill without harm to the run.
 """
 
 from __future__ import annotations

@@ -723,7 +723,7 @@ def ocr_pdf(blob_root: str, sha256: str):
 
     from ..extract import DEFAULT_LIMITS
     from ..extract.result import failed
-    from ..extract_worker import _pool, extract_stored
+    from ..extract.worker import _pool, extract_stored
 
     limits = DEFAULT_LIMITS
     pool = _pool(1, limits)

@@ -1,7 +1,7 @@
 """Official gazettes (Querido Diário) and the acts cut out of them (harvest/querido_diario.py).
 
 A gazette is one edition of a municipality's Diário Oficial as Querido Diário lists it; its
-text file is archived as an original (`text_sha256`, blobs.py). Every act segmentation finds
+text file is archived as an original (`text_sha256`, originals/). Every act segmentation finds
 in it (gazette/segment.py) is a `gazette_act` row: the normative ones also become records of
 norms (`record_id`), the rest (licitações, contratos, nomeações) stay rows here. Migration
 0012 creates exactly this.

@@ -8,7 +8,7 @@ import re
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from ...blobs import BlobError
+from ...originals.base import BlobError
 from .. import data
 from ..citations import legal_life
 from ..render import error_page, respond

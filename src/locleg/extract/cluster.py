@@ -32,12 +32,12 @@ from dataclasses import dataclass
 
 from distributed import Client, WorkerPlugin
 
-from . import __version__
-from .dburl import safe_url
-from .errors import UserError
-from .extract import ExtractionResult, Limits
-from .extract.result import failed
-from .extract_worker import _outcome_of, _pool, extract_stored, originals_store
+from .. import __version__
+from ..dburl import safe_url
+from ..errors import UserError
+from . import ExtractionResult, Limits
+from .result import failed
+from .worker import _outcome_of, _pool, extract_stored, originals_store
 
 PACKAGE = "br-locleg"  # the distribution that installs `locleg` on a worker
 _QUEUE_PER_THREAD = 2  # tasks submitted ahead, per worker thread of the cluster

@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from .enrich.types import normalize_type
-from .errors import ManifestError, UserError
-from .extract.encoding import decode_text
-from .jurisdictions import fold
-from .store import Store
-from .store.limits import refusal, refusals, text_refusal
-from .store.schema import document, record, version
+from ..enrich.types import normalize_type
+from ..errors import ManifestError, UserError
+from ..extract.encoding import decode_text
+from ..jurisdictions import fold
+from ..store import Store
+from ..store.limits import refusal, refusals, text_refusal
+from ..store.schema import document, record, version
 
 TEXTO_INTEGRAL = "texto_integral"
 ANEXO = "anexo"

@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from .cli import cli, console, corpus_option, err_console, opened, print_json, printable
-from .errors import UserError
+from ..errors import UserError
+from . import cli, console, corpus_option, err_console, opened, print_json, printable
 
 SRU_HELP = "LexML's SRU base URL (default: the public one)."
 
@@ -40,7 +40,7 @@ def lexml() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def lexml_search(query: str, max_records: int, sru_url: str | None, as_json: bool) -> None:
     """Search LexML with a CQL QUERY (words, or e.g. urn="urn:lex:br;bahia;juazeiro…")."""
-    from .lexml import DEFAULT_SRU_URL, search
+    from ..harvest.lexml import DEFAULT_SRU_URL, search
 
     total, records = asyncio.run(search(query, max_records=_max(max_records),
                                         sru_url=sru_url or DEFAULT_SRU_URL, on_wait=_waiting))
@@ -71,7 +71,7 @@ def lexml_search(query: str, max_records: int, sru_url: str | None, as_json: boo
 def lexml_check(jurisdiction: str, max_records: int, query: str | None, sru_url: str | None,
                 as_json: bool, corpus_dir: Path | None) -> None:
     """Compare a place's norms in the corpus with LexML's records for it, by URN."""
-    from .lexml import DEFAULT_SRU_URL, check
+    from ..harvest.lexml import DEFAULT_SRU_URL, check
 
     with opened(corpus_dir) as corpus:
         result = asyncio.run(check(corpus, jurisdiction, sru_url=sru_url or DEFAULT_SRU_URL,

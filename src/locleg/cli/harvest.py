@@ -15,7 +15,11 @@ from rich.padding import Padding
 from rich.table import Table
 from sqlalchemy import select, update
 
-from .cli import (
+from ..errors import UserError
+from ..harvest import platform
+from ..harvest.revalidate import DEFAULT_DAYS as REVALIDATE_DAYS
+from ..store.schema import source
+from . import (
     cli,
     console,
     corpus_option,
@@ -25,10 +29,6 @@ from .cli import (
     printable,
     refresh_derived,
 )
-from .errors import UserError
-from .harvest import platform
-from .harvest.revalidate import DEFAULT_DAYS as REVALIDATE_DAYS
-from .store.schema import source
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -89,9 +89,9 @@ def sources_add(words: tuple[str, ...], jurisdiction: str, delay: str | None, wi
     turn (SAPL 3.1's API first) and the one that recognises the site is taken. For `portal`,
     URL names the portal's configuration file.
     """
-    from .harvest.discover import register
-    from .harvest.net import normalize_base_url
-    from .harvest.probing import within_deadline
+    from ..harvest.discover import register
+    from ..harvest.net import normalize_base_url
+    from ..harvest.probing import within_deadline
 
     if len(words) > 2:
         raise click.UsageError("give a URL, or a PLATFORM and a URL")
@@ -186,9 +186,9 @@ def sources_set(source_id: int, delay: str | None, interval: str | None,
                          .values(settings=json.dumps(settings)))
             if precedence is not None:
                 # The fields of its norms are chosen again, by the new order.
-                from .enrich.norms import resolve
-                from .store import utcnow
-                from .store.schema import record
+                from ..enrich.norms import resolve
+                from ..store import utcnow
+                from ..store.schema import record
 
                 resolve(conn, set(conn.scalars(select(record.c.norm_id).where(
                     record.c.source_id == source_id))), utcnow())
@@ -201,7 +201,7 @@ def sources_set(source_id: int, delay: str | None, interval: str | None,
 @corpus_option
 def sources_list(as_json: bool, corpus_dir: Path | None) -> None:
     """Every source with its harvest health: last success, norms, errors, next due."""
-    from .harvest import frontier
+    from ..harvest import frontier
 
     with opened(corpus_dir) as corpus:
         rows = corpus.store.sources()
@@ -311,7 +311,7 @@ def discover() -> None:
 def discover_sapl(uf: str, concurrency: int, timeout: float, dry_run: bool,
                   corpus_dir: Path | None) -> None:
     """Probe sapl.<município>.<uf>.leg.br for every municipality of a UF; register the SAPLs."""
-    from .harvest.discover import discover as run
+    from ..harvest.discover import discover as run
 
     with opened(corpus_dir) as corpus:
         if not corpus.store.jurisdictions(uf=uf):
@@ -430,7 +430,7 @@ def harvest(source_ids: tuple[int, ...], all_sources: bool, max_time: str | None
     any moment (Ctrl-C, or even a kill) and run it again: it resumes from the frontier kept
     in the corpus database.
     """
-    from .harvest.engine import Harvest, HarvestConfig
+    from ..harvest.engine import Harvest, HarvestConfig
 
     if source_ids and all_sources:
         raise UserError("give --source ID or --all, not both")

@@ -15,12 +15,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .blobs import BlobError, is_url
-from .config import set_originals
-from .corpus import Corpus
-from .dburl import safe_url
-from .errors import UserError
-from .originals import open_blobs
+from ..config import set_originals
+from ..corpus import Corpus
+from ..dburl import safe_url
+from ..errors import UserError
+from . import open_blobs
+from .base import BlobError, is_url
 
 # Object stores are bound by round trips, not bandwidth: a few requests in flight at once.
 THREADS = 8

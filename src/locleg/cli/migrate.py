@@ -1,5 +1,5 @@
 """`locleg migrate`: move a corpus to other storage (thin layers over store/move.py for the
-database and originals_move.py for the originals)."""
+database and originals/move.py for the originals)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from .cli import cli, console, corpus_option, err_console, opened, printable, progress_bar
-from .config import PASSWORD_HINT, SETTINGS_FILE, corpus_path, read_settings
-from .dburl import has_password, safe_url
-from .errors import CorpusDamaged, UserError
+from ..config import PASSWORD_HINT, SETTINGS_FILE, corpus_path, read_settings
+from ..dburl import has_password, safe_url
+from ..errors import CorpusDamaged, UserError
+from . import cli, console, corpus_option, err_console, opened, printable, progress_bar
 
 
 @cli.command()
@@ -40,7 +40,7 @@ def migrate(to_url: str | None, originals: str | None, corpus_dir: Path | None) 
 
 
 def _move_database(to_url: str, corpus_dir: Path | None) -> None:
-    from .store.move import move_to_postgresql
+    from ..store.move import move_to_postgresql
 
     settings = read_settings(corpus_path(corpus_dir))
     with progress_bar("copying", "rows") as (progress, task):
@@ -87,7 +87,7 @@ def _move_database(to_url: str, corpus_dir: Path | None) -> None:
 
 
 def _move_originals(originals: str, corpus_dir: Path | None) -> None:
-    from .originals_move import move_originals, removal_hint
+    from ..originals.move import move_originals, removal_hint
 
     with opened(corpus_dir) as corpus, progress_bar("copying", "originals") as (progress, task):
         report = move_originals(

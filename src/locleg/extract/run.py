@@ -6,7 +6,7 @@ way its document is recorded 'failed' with the reason, and the run goes on. The 
 commits each result as it arrives, so a run that is interrupted or killed keeps everything
 extracted so far, and running it again does the rest.
 
-    >>> from locleg.extraction import extract_versions
+    >>> from locleg.extract.run import extract_versions
     >>> report = extract_versions(corpus, workers=2)
     >>> report.by_status
     {'extracted': 7, 'failed': 1}
@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING
 from sqlalchemy import func, select
 from sqlalchemy.sql.elements import ColumnElement
 
-from .corpus import Corpus
-from .extract import DEFAULT_LIMITS, ExtractionResult, Limits
-from .extract.where import parse_where
-from .extract_worker import _outcome_of, _pool, extract_stored
-from .store import utcnow
-from .store.schema import document, extraction, norm, record, version
+from ..corpus import Corpus
+from ..store import utcnow
+from ..store.schema import document, extraction, norm, record, version
+from . import DEFAULT_LIMITS, ExtractionResult, Limits
+from .where import parse_where
+from .worker import _outcome_of, _pool, extract_stored
 
 if TYPE_CHECKING:
-    from .extract_cluster import Cluster
+    from .cluster import Cluster
 
 # Fields of the extraction row and their widths in the schema: longer values are cut.
 _WIDTHS = {"method": 16, "backend": 64, "backend_version": 64}
@@ -175,7 +175,7 @@ def extract_versions(
 
     statuses None selects every status (a forced run); where is a --where expression. With
     workers=0 documents run in this process, without time or memory limits (for debugging).
-    cluster, a Dask scheduler's address or a connected extract_cluster.Cluster, runs the
+    cluster, a Dask scheduler's address or a connected cluster.Cluster, runs the
     documents on that cluster's workers instead (workers is then ignored).
     """
     where_clause = _where(where)
@@ -205,7 +205,7 @@ def extract_versions(
 
     try:
         if cluster is not None:
-            from .extract_cluster import run_on_cluster
+            from .cluster import run_on_cluster
 
             run_on_cluster(cluster, todo, root, ocr, limits, finish)
         elif workers == 0:
@@ -266,8 +266,8 @@ def document_extraction(corpus: Corpus, ident: str) -> dict:
 
     ident is a document id, or the sha256 (or its first 8+ characters) of a stored version.
     """
-    from .errors import UserError
-    from .store.schema import jurisdiction, page
+    from ..errors import UserError
+    from ..store.schema import jurisdiction, page
 
     ident = ident.strip().lower()
     columns = (

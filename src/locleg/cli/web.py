@@ -9,7 +9,24 @@ from pathlib import Path
 
 import click
 
-from .cli import (
+from ..config import corpus_path, read_settings
+from ..enrich.status import NONE_KNOWN, STATUS_LABELS
+from ..errors import UserError
+from ..search import (
+    DEADLINE,
+    STATUSES,
+    Budget,
+    SearchRequest,
+    csv_lines,
+    iter_matches,
+    pending_changes,
+    rebuild_index,
+    refresh_index,
+)
+from ..search import search as run_search
+from ..search.text import MARK_END, MARK_START
+from ..store import Store
+from . import (
     cli,
     console,
     corpus_option,
@@ -21,23 +38,6 @@ from .cli import (
     progress_bar,
     visible_controls,
 )
-from .config import corpus_path, read_settings
-from .enrich.status import NONE_KNOWN, STATUS_LABELS
-from .errors import UserError
-from .search import (
-    DEADLINE,
-    STATUSES,
-    Budget,
-    SearchRequest,
-    csv_lines,
-    iter_matches,
-    pending_changes,
-    rebuild_index,
-    refresh_index,
-)
-from .search import search as run_search
-from .search.text import MARK_END, MARK_START
-from .store import Store
 
 # Below this many queued changes a search brings the index up to date first (seconds at most).
 REFRESH_BEFORE_SEARCH = 20_000
@@ -222,7 +222,7 @@ def serve(host: str, port: int, refresh_every: float, search_timeout: float,
     """Serve the explorer and its JSON API (read-only) over HTTP."""
     import uvicorn
 
-    from .web import create_app
+    from ..web import create_app
 
     settings = read_settings(corpus_path(corpus_dir))
     port_in_use(host, port)  # before anything: the one line, not uvicorn's traceback

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from .cli import cli, console, corpus_option, err_console, opened, printable, progress_bar
-from .export.writers import FORMATS
+from ..export.writers import FORMATS
+from . import cli, console, corpus_option, err_console, opened, printable, progress_bar
 
 
 @cli.command()
@@ -29,7 +29,7 @@ def export(out_dir: Path, fmt: str, uf: tuple[str, ...], jurisdiction: tuple[str
     manifest.json and SHA256SUMS. Interrupted, run it again: it goes on where it stopped.
 
     Releases in the corpus's exports/ folder are listed by the explorer at /exports."""
-    from .export import check_folder, export_release, make_options
+    from ..export import check_folder, export_release, make_options
 
     check_folder(out_dir)  # before opening anything: a bad folder is one line at once
     with opened(corpus_dir) as corpus:

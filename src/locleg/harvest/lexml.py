@@ -19,8 +19,8 @@ from urllib.parse import urlencode, urlsplit
 from protego import Protego
 from sqlalchemy import select
 
-from .errors import UserError
-from .harvest.net import (
+from ..errors import UserError
+from .net import (
     USER_AGENT,
     FetchError,
     Guard,
@@ -29,7 +29,7 @@ from .harvest.net import (
     make_client,
     retry_after_seconds,
 )
-from .harvest.oaixml import BadXML, UnsafeXML, parse_xml
+from .oaixml import BadXML, UnsafeXML, parse_xml
 
 DEFAULT_SRU_URL = "https://www.lexml.gov.br/busca/SRU"
 PAGE = 100  # records asked per request (LexML answered 1,000 in public harvest code)
@@ -257,7 +257,7 @@ class CheckResult:
 
 def corpus_urns(corpus, code: int) -> tuple[dict[str, dict], int]:
     """The place's norms by URN, and how many have none."""
-    from .store.schema import norm
+    from ..store.schema import norm
 
     by_urn: dict[str, dict] = {}
     without = 0

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .cli import cli, console, corpus_option, opened, progress_bar
+from . import cli, console, corpus_option, opened, progress_bar
 
 
 @cli.command()
@@ -18,8 +18,8 @@ def enrich(no_reread: bool, corpus_dir: Path | None) -> None:
 
     Import, harvest and extract run it at their end; run it by hand after a bulk load.
     """
-    from .enrich import run as enrichment
-    from .search import refresh_index
+    from ..enrich import run as enrichment
+    from ..search import refresh_index
 
     with opened(corpus_dir) as corpus:
         with progress_bar("enriching", "norms") as (progress, task):

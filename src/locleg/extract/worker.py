@@ -1,9 +1,9 @@
-"""The worker side of extraction, shared by the local runner (extraction) and the cluster
-runner (extract_cluster): a pool of worker processes under time and memory limits, the task
+"""The worker side of extraction, shared by the local runner (run.py) and the cluster runner
+(cluster.py): a pool of worker processes under time and memory limits, the task
 each runs (read one original, extract it), and the outcome of a finished task.
 
 Both runners import this module and neither imports the other back at module level (the
-local runner hands a --cluster run to extract_cluster). The forkserver preloads it, so a new
+local runner hands a --cluster run to cluster.py). The forkserver preloads it, so a new
 worker starts with the extractors loaded and without the database or the runner.
 """
 
@@ -16,12 +16,12 @@ import signal
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from .blobs import BlobError
-from .extract import ExtractionResult, Limits, extract
-from .extract.limits import human_bytes
-from .extract.result import failed
-from .lifeline import end_with
-from .originals import open_blobs
+from ..lifeline import end_with
+from ..originals import open_blobs
+from ..originals.base import BlobError
+from . import ExtractionResult, Limits, extract
+from .limits import human_bytes
+from .result import failed
 
 # --- the worker side --------------------------------------------------------------------------
 
@@ -98,6 +98,6 @@ def _pool(workers: int, limits: Limits):
     # Workers start from a clean server process that has the extractors loaded: no fork of
     # a parent that holds database connections and a progress thread, and a fast start.
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["locleg.extract_worker", "locleg.extract.ocr"])
+    context.set_forkserver_preload(["locleg.extract.worker", "locleg.extract.ocr"])
     return ProcessPool(max_workers=workers, initializer=_start_worker,
                        initargs=(limits.memory_bytes, os.getpid()), context=context)

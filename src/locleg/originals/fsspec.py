@@ -16,9 +16,9 @@ import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-from .blobs import _CHUNK, _SHA256, BlobError, Stored, check_digest, sha256_of
-from .dburl import has_password, safe_url
-from .errors import UserError
+from ..dburl import has_password, safe_url
+from ..errors import UserError
+from .base import _CHUNK, _SHA256, BlobError, Stored, check_digest, sha256_of
 
 # Written by init and migrate: proves the store is there and writable, and that a prefix
 # holding it is a br-locleg originals store (a missing bucket or a typo is not).
@@ -66,7 +66,7 @@ def reason(error: BaseException) -> tuple[str, str]:
 class FsspecBlobStore:
     """Originals under URL/ab/<sha256>, on any filesystem fsspec knows."""
 
-    # Writers that import at once (importer._copy_files): a request's latency, not the
+    # Writers that import at once (ingest.run._copy_files): a request's latency, not the
     # bandwidth, bounds one writer.
     parallel_writes = 8
 
@@ -98,7 +98,7 @@ class FsspecBlobStore:
         return OriginalsUnavailable(
             f"originals store {safe_url(self.url)} unavailable while {doing}: {what}; {hint}")
 
-    # -- the interface of blobs.BlobStore ------------------------------------------------
+    # -- the interface of local.BlobStore ------------------------------------------------
 
     def exists(self, sha256: str) -> bool:
         key = self._key(sha256)

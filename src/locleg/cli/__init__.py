@@ -1,4 +1,11 @@
-"""The locleg command: a thin layer that parses arguments, calls the library and shows progress."""
+"""The locleg command: a thin layer that parses arguments, calls the library and shows progress.
+
+Here: the group, what every command shares (printing data, --corpus, progress bars) and the
+commands of the corpus itself (init, jurisdictions, import, status, check). Each feature's
+commands are a module of this package, imported only when one of them is named
+(LAZY_COMMANDS): harvest.py (sources, discover, harvest), extract.py (extract, show),
+enrich.py, export.py, web.py (search, index, serve), lexml.py, migrate.py.
+"""
 
 from __future__ import annotations
 
@@ -16,13 +23,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from . import __version__
-from .config import PASSWORD_HINT, SETTINGS_FILE, corpus_path
-from .dburl import has_password, safe_url
-from .errors import CorpusDamaged, UserError, disk_full
+from .. import __version__
+from ..config import PASSWORD_HINT, SETTINGS_FILE, corpus_path
+from ..dburl import has_password, safe_url
+from ..errors import CorpusDamaged, UserError, disk_full
 
 if TYPE_CHECKING:
-    from .corpus import Corpus
+    from ..corpus import Corpus
 
 # The database libraries (SQLAlchemy, Alembic, psycopg) and the extractors load when a
 # command needs them, not for `locleg --help` or `--version` (2 s -> a tenth of that).
@@ -78,7 +85,7 @@ def corpus_option(f):
 
 @contextmanager
 def opened(corpus_dir: Path | None):
-    from .corpus import open_corpus
+    from ..corpus import open_corpus
 
     corpus = open_corpus(corpus_path(corpus_dir))
     try:
@@ -124,8 +131,8 @@ def refresh_derived(corpus: Corpus) -> None:
     Writers queue changed norms in their own transactions (database triggers), so a run
     that was killed before this loses nothing: the next run reads and indexes its changes.
     """
-    from .enrich.run import enrich
-    from .search import refresh_index
+    from ..enrich.run import enrich
+    from ..search import refresh_index
 
     report = enrich(corpus)
     if report.norms:
@@ -148,24 +155,24 @@ def print_json(data) -> None:
 # Commands of the feature modules, imported when first named: (module, their one-line help,
 # which `locleg --help` shows without importing them; a test keeps the two the same).
 LAZY_COMMANDS = {
-    "discover": ("cli_harvest", "Find sources by probing the hosts platforms use."),
-    "enrich": ("cli_enrich", "Headings, citations and legal status of the norms that changed "
-                             "since the last run."),
-    "export": ("cli_export", "Write a release of the corpus to OUT_DIR: tables, README.md (the "
-                             "dataset card), manifest.json and SHA256SUMS."),
-    "extract": ("cli_extract", "Extract the text of every document version still pending (or "
-                               "of the selected ones)."),
-    "harvest": ("cli_harvest", "Harvest sources politely: norms, their documents and the "
-                               "originals."),
-    "index": ("cli_web", "Bring the search index and the explorer's counts up to date."),
-    "lexml": ("cli_lexml", "LexML (SRU): search it, cross-check a place's norms by URN."),
-    "migrate": ("cli_migrate", "Move the corpus to other storage; prints counts and checksums "
-                               "of both sides."),
-    "search": ("cli_web", 'Full-text search: words, "exact phrases", prefix*, AND / OR / NOT, '
-                          "accents ignored."),
-    "serve": ("cli_web", "Serve the explorer and its JSON API (read-only) over HTTP."),
-    "show": ("cli_extract", "Print a document's extraction record and its text page by page."),
-    "sources": ("cli_harvest", "Publishers of norms to harvest: add, list, set."),
+    "discover": ("harvest", "Find sources by probing the hosts platforms use."),
+    "enrich": ("enrich", "Headings, citations and legal status of the norms that changed "
+               "since the last run."),
+    "export": ("export", "Write a release of the corpus to OUT_DIR: tables, README.md (the "
+               "dataset card), manifest.json and SHA256SUMS."),
+    "extract": ("extract", "Extract the text of every document version still pending (or "
+                "of the selected ones)."),
+    "harvest": ("harvest", "Harvest sources politely: norms, their documents and the "
+                "originals."),
+    "index": ("web", "Bring the search index and the explorer's counts up to date."),
+    "lexml": ("lexml", "LexML (SRU): search it, cross-check a place's norms by URN."),
+    "migrate": ("migrate", "Move the corpus to other storage; prints counts and checksums "
+                "of both sides."),
+    "search": ("web", 'Full-text search: words, "exact phrases", prefix*, AND / OR / NOT, '
+               "accents ignored."),
+    "serve": ("web", "Serve the explorer and its JSON API (read-only) over HTTP."),
+    "show": ("extract", "Print a document's extraction record and its text page by page."),
+    "sources": ("harvest", "Publishers of norms to harvest: add, list, set."),
 }
 
 
@@ -213,7 +220,7 @@ def cli() -> None:
                    "instead of the corpus's originals/ folder.")
 def init(path: Path | None, database_url: str | None, originals: str | None) -> None:
     """Create a corpus in PATH (default: $LOCLEG_CORPUS or the current folder)."""
-    from .corpus import init_corpus
+    from ..corpus import init_corpus
 
     folder = corpus_path(path)
     corpus = init_corpus(folder, database_url, originals)
@@ -271,7 +278,7 @@ def jurisdictions(uf: str | None, search: str | None, as_json: bool,
 def import_(target: Path, jurisdiction: str | None, batch_size: int,
             corpus_dir: Path | None) -> None:
     """Import a folder of files, or a manifest .csv with the norms' metadata."""
-    from .importer import import_path
+    from ..ingest.run import import_path
 
     with opened(corpus_dir) as corpus, progress_bar("importing") as (progress, task):
         report = import_path(
@@ -308,7 +315,7 @@ def import_(target: Path, jurisdiction: str | None, batch_size: int,
 @corpus_option
 def status(by: str | None, as_json: bool, corpus_dir: Path | None) -> None:
     """Counts per stage: norms, documents, versions, extraction statuses, problems."""
-    from .store import STATUSES
+    from ..store import STATUSES
 
     with opened(corpus_dir) as corpus:
         counts = corpus.store.status(by_jurisdiction=by == "jurisdiction")
@@ -363,7 +370,7 @@ def status(by: str | None, as_json: bool, corpus_dir: Path | None) -> None:
 @corpus_option
 def check(corpus_dir: Path | None) -> None:
     """Verify every original against its hash and every version row against its file."""
-    from .check import check_corpus
+    from ..check import check_corpus
 
     with opened(corpus_dir) as corpus, progress_bar("verifying", "originals") as (progress, task):
         report = check_corpus(

@@ -19,7 +19,12 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from .cli import (
+from ..errors import UserError
+from ..extract.limits import DEFAULT_LIMITS, Limits, human_bytes, parse_bytes
+from ..extract.result import plural
+from ..extract.run import ExtractReport, Outcome, Plan, default_workers, document_extraction
+from ..extract.where import FIELDS, parse_where
+from . import (
     cli,
     console,
     corpus_option,
@@ -29,11 +34,6 @@ from .cli import (
     printable,
     refresh_derived,
 )
-from .errors import UserError
-from .extract.limits import DEFAULT_LIMITS, Limits, human_bytes, parse_bytes
-from .extract.result import plural
-from .extract.where import FIELDS, parse_where
-from .extraction import ExtractReport, Outcome, Plan, default_workers, document_extraction
 
 _SHOWN_FAILURES = 20
 
@@ -112,7 +112,7 @@ def extract(jurisdiction: str | None, workers: int | None, where: str | None, fo
     PDF text layers, OCR of scanned pages and images, HTML, DOCX, ODT, RTF, DOC, TXT, ZIP.
     Interrupt at any time: what was extracted is kept, and the same command resumes.
     """
-    from .extraction import extract_versions
+    from ..extract.run import extract_versions
 
     try:
         memory = parse_bytes(memory_limit)
@@ -185,7 +185,7 @@ def _connected(address: str | None):
         return
     import logging
 
-    from .extract_cluster import connect
+    from ..extract.cluster import connect
 
     # Dask logs every failed attempt to connect, and a warning for each version mismatch
     # of its own packages: the user is told once, in one line, by connect.

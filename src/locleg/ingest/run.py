@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from .blobs import BlobStore
-from .corpus import Corpus
+from ..corpus import Corpus
+from ..extract import sniff_media_type
+from ..lifeline import end_with
+from ..originals import open_blobs
+from ..originals.local import BlobStore
+from ..store import utcnow
 from .dump import Entry, RefusedFile, open_in_dump, plan, storable_path
-from .extract import sniff_media_type
-from .lifeline import end_with
-from .originals import open_blobs
-from .store import utcnow
 
 PLATFORM = "folder"
 BATCH = 1000

@@ -1,8 +1,5 @@
-"""Content-addressed store of originals: a file per sha256, written atomically, read verified.
-
-Originals live in a local folder (BlobStore, here) or on object storage (blobs_fsspec, which
-builds on this module and is never imported by it); originals.open_blobs picks one from the
-corpus settings' location, a path or a URL.
+"""The local backend of the originals store: a file per sha256 under a folder, written
+atomically, read verified (object storage is fsspec.py; both build on base.py).
 """
 
 from __future__ import annotations
@@ -11,40 +8,10 @@ import contextlib
 import hashlib
 import itertools
 import os
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-_CHUNK = 1 << 20
-
-
-class BlobError(Exception):
-    """A stored original is missing or does not match its hash."""
-
-
-@dataclass(frozen=True)
-class Stored:
-    sha256: str
-    size: int
-    created: bool  # False when the same bytes were already stored
-
-
-def sha256_of(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def check_digest(sha256: object) -> None:
-    # The digest is the whole name, so a crafted id can never climb out of the store.
-    if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
-        raise BlobError(f"not a sha256 digest: {sha256!r}")
-
-
-def is_url(location: str | Path) -> bool:
-    """An fsspec URL (s3://bucket/prefix…), not a local path (file:// is a local path)."""
-    return (isinstance(location, str) and "://" in location
-            and not location.startswith("file://"))
+from .base import _CHUNK, _SHA256, BlobError, Stored, check_digest, sha256_of
 
 
 class BlobStore:
