@@ -27,7 +27,9 @@ KNOWN_CIRCLES: list[frozenset[str]] = [
     # platform.py names engine.Harvest and engine.SourceContext in type hints only (under
     # TYPE_CHECKING); the split of the engine (issue 24) gives platforms an interface of
     # their own to name instead.
-    frozenset({"locleg.harvest.engine", "locleg.harvest.platform"}),
+    # The engine's parts (issue 24's split) name platform.SourceContext the same way.
+    frozenset({"locleg.harvest.engine", "locleg.harvest.platform", "locleg.harvest.cycles",
+               "locleg.harvest.files", "locleg.harvest.politeness", "locleg.harvest.workers"}),
 ]
 
 

@@ -28,9 +28,10 @@ from ..errors import UserError
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
-    from .engine import Harvest, SourceContext
+    from .config import HarvestConfig
+    from .engine import Harvest
     from .frontier import Request
-    from .net import Resolver
+    from .net import Guard, Resolver
 
 # name → the module that defines PLATFORM; imported only when a source of it is harvested.
 REGISTRY: dict[str, str] = {
@@ -92,6 +93,37 @@ class ListedNorm:
     fields: dict = field(default_factory=dict)
     marker: str | None = None
     files: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class SourceContext:
+    """A source being harvested: its row, its platform's state, the guard of its requests."""
+
+    id: int
+    base_url: str
+    jurisdiction_code: int
+    settings: dict  # JSON column, set by the operator (delay, interval, ...)
+    state: dict  # JSON column, the platform's own (save it with Harvest.save_state)
+    guard: Guard
+    platform: Platform | None = None
+
+    @property
+    def version(self) -> str | None:
+        """The publisher's software version, when its platform keeps one in state."""
+        return self.state.get("version")
+
+    @property
+    def delay(self) -> float | None:
+        value = self.settings.get("delay")
+        return float(value) if value is not None else None
+
+    def interval(self, config: HarvestConfig) -> float:
+        return float(self.settings.get("interval") or config.interval)
+
+    def revalidate_days(self, config: HarvestConfig) -> float:
+        value = self.settings.get("revalidate_days")
+        return float(value) if value is not None else config.revalidate_days
+
 
 
 class Platform(Protocol):
