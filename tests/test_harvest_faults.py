@@ -261,7 +261,7 @@ def test_bad_norm_rows_are_recorded_and_skipped(corpus, server):
 
 
 def test_null_or_empty_texto_integral_makes_no_document(corpus):
-    from locleg.harvest.engine import SourceContext
+    from locleg.harvest.platform import SourceContext
 
     ctx = SourceContext(1, "http://sapl.x.ba.leg.br", 2918407, {}, {"types": {
         "1": {"descricao": "Lei Ordinária", "lexml": "lei"}}}, None)

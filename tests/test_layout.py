@@ -21,17 +21,6 @@ from locleg.enrich.citations import revocation_cycles
 SRC = Path(locleg.__file__).resolve().parent
 PACKAGE = "locleg"
 
-# Circles known when the test was written, left to the re-layout of issue 24. Each is a set
-# of modules that reach each other; a new circle, or a known one that grows, fails the test,
-# and so does one that is gone (remove it here).
-KNOWN_CIRCLES: list[frozenset[str]] = [
-    # platform.py names engine.Harvest and engine.SourceContext in type hints only (under
-    # TYPE_CHECKING); the split of the engine (issue 24) gives platforms an interface of
-    # their own to name instead.
-    frozenset({"locleg.harvest.engine", "locleg.harvest.platform"}),
-]
-
-
 def product_modules() -> dict[str, Path]:
     """Every module of the product, by dotted name (a package by its __init__)."""
     modules = {}
@@ -112,20 +101,11 @@ def test_no_two_product_modules_import_each_other():
     graph = import_graph()
     pairs = sorted(f"{a} <-> {b}" for a in graph for b in graph[a]
                    if a < b and a in graph[b])
-    allowed = {f"{a} <-> {b}" for circle in KNOWN_CIRCLES
-               for a in circle for b in circle if a < b}
-    assert [p for p in pairs if p not in allowed] == []
+    assert pairs == []
 
 
 def test_no_import_circles():
-    found = circles(import_graph())
-    new = [sorted(c) for c in found if not any(c <= known for known in KNOWN_CIRCLES)]
-    assert new == []
-
-
-def test_known_circles_are_still_there():
-    found = circles(import_graph())
-    assert [sorted(k) for k in KNOWN_CIRCLES if not any(k <= c for c in found)] == []
+    assert [sorted(c) for c in circles(import_graph())] == []
 
 
 # What the top level keeps beside the packages of the stages: what every stage shares (the

@@ -38,6 +38,31 @@ def test_the_engine_imports_no_platform():
     assert "LOADED []" in out, out
 
 
+def test_the_engine_offers_platforms_what_the_interface_names(tmp_path):
+    """platform.RunningHarvest is all a platform may use of a run: the engine's Harvest has
+    each of its members, with the same parameters, so the interface cannot drift from it."""
+    import inspect
+
+    from locleg.corpus import init_corpus
+    from locleg.harvest.engine import Harvest
+    from locleg.harvest.platform import RunningHarvest
+
+    methods = [n for n, v in vars(RunningHarvest).items()
+               if callable(v) and not n.startswith("_")]
+    assert {"get", "stream", "db", "problem", "finish_cycle"} <= set(methods)
+    for name in methods:
+        ours, named = getattr(Harvest, name), getattr(RunningHarvest, name)
+        assert list(inspect.signature(ours).parameters) == \
+            list(inspect.signature(named).parameters), name
+    corpus = init_corpus(tmp_path / "corpus")
+    try:
+        harvest = Harvest(corpus)
+        for name in RunningHarvest.__annotations__:
+            assert hasattr(harvest, name), name
+    finally:
+        corpus.close()
+
+
 # -- a toy platform, registered by the tests -----------------------------------------------------
 
 PAGE_SIZE = 2

@@ -25,6 +25,8 @@ from locleg.search import Budget, SearchCancelled, SearchTooCostly, refresh_inde
 from locleg.store import utcnow
 from locleg.web import data as web_data
 from locleg.web.client import run_for
+from locleg.web.data import jurisdiction as web_jurisdiction
+from locleg.web.data import norms as web_norms
 from locleg.web.views.documents import served_type
 from tests.conftest import BACKENDS, module_corpus
 from tests.explorer_fixtures import (
@@ -158,7 +160,7 @@ def test_jurisdiction_page_with_facets_and_keyset_pages(site, monkeypatch):
     assert {n["id"] for n in ocr["norms"]} == {site.norms["seed"], site.norms["revoked"],
                                              site.norms["altering"]}
     # Keyset pages: two at a time, every norm once, newest first.
-    monkeypatch.setattr(web_data, "LIST_PAGE", 2)
+    monkeypatch.setattr(web_jurisdiction, "LIST_PAGE", 2)
     seen, path = [], f"/jurisdiction/{JUAZEIRO}.json"
     while path:
         chunk = get_json(site, path)
@@ -239,7 +241,7 @@ def test_norm_page_shows_everything_seed_000_showed(site):
 def test_norm_page_without_the_relation_table(site, monkeypatch):
     from sqlalchemy import MetaData
 
-    monkeypatch.setattr(web_data, "metadata", MetaData())
+    monkeypatch.setattr(web_norms, "metadata", MetaData())
     page = get_json(site, f"/norm/{site.norms['seed']}.json")
     assert page["relations"] == []
     assert "Related norms" not in get_html(site, f"/norm/{site.norms['seed']}")
@@ -592,7 +594,7 @@ def test_jurisdiction_listing_filters_by_legal_status(site, monkeypatch):
     quiet = get_json(site, base + "?status=none_known")
     assert len(quiet["norms"]) == 4 and {x["status"] for x in quiet["norms"]} == {"none_known"}
     # Keyset pages keep the filter: one norm a page, every revoked norm once.
-    monkeypatch.setattr(web_data, "LIST_PAGE", 1)
+    monkeypatch.setattr(web_jurisdiction, "LIST_PAGE", 1)
     seen, path = [], base + "?status=revoked"
     while path:
         chunk = get_json(site, path)
@@ -939,8 +941,8 @@ def test_every_answer_speaks_one_vocabulary(site, monkeypatch):
     from locleg.web import review
 
     # Small pages, so that every `next` and `more` is there to check.
-    monkeypatch.setattr(web_data, "LIST_PAGE", 2)
-    monkeypatch.setattr(web_data, "DOCUMENT_PAGES", 2)
+    monkeypatch.setattr(web_jurisdiction, "LIST_PAGE", 2)
+    monkeypatch.setattr(web_norms, "DOCUMENT_PAGES", 2)
     monkeypatch.setattr(review, "REVIEW_PAGE", 1)
     monkeypatch.setattr(web_citations, "CITATIONS_SHOWN", 1)
     paths = ["/index.json", "/uf/BA.json", f"/jurisdiction/{JUAZEIRO}.json",

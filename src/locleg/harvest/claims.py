@@ -30,7 +30,7 @@ from sqlalchemy.engine import Connection
 from ..errors import UserError
 from ..store import utcnow
 from ..store.harvest_schema import harvest_host, harvest_request
-from .frontier import PENDING, insert_ignoring_duplicates
+from .frontier import PENDING, aware, insert_ignoring_duplicates
 
 LEASE_ENV = "LOCLEG_HARVEST_LEASE"  # seconds; tests shorten it to see a takeover quickly
 DEFAULT_LEASE = 60.0
@@ -62,12 +62,8 @@ def db_now(conn: Connection) -> datetime:
     return utcnow()
 
 
-def _aware(moment: datetime | None) -> datetime | None:
-    from datetime import UTC
-
-    if moment is not None and moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment
+class ClaimLost(Exception):
+    """This process no longer holds the host (its lease ran out): its worker stops."""
 
 
 def claim(conn: Connection, me: str, hosts: Sequence[str], lease: float, limit: int,
@@ -99,7 +95,7 @@ def claim(conn: Connection, me: str, hosts: Sequence[str], lease: float, limit: 
         return {}
     conn.execute(update(harvest_host).where(harvest_host.c.host.in_([h for h, _ in got]))
                  .values(claimed_by=me, claim_expires_at=now + timedelta(seconds=lease)))
-    return {h: max(0.0, ((_aware(at) or now) - now).total_seconds()) for h, at in got}
+    return {h: max(0.0, ((aware(at) or now) - now).total_seconds()) for h, at in got}
 
 
 def renew(conn: Connection, me: str, hosts: Sequence[str], lease: float,
@@ -198,6 +194,7 @@ class SingleHarvest:
             self._fd = None
 
 
-__all__ = ["LEASE_ENV", "DEFAULT_LEASE", "default_lease", "claimant_id", "db_now", "claim",
+__all__ = ["ClaimLost", "LEASE_ENV", "DEFAULT_LEASE", "default_lease", "claimant_id", "db_now",
+           "claim",
            "renew", "note_request", "release", "release_all", "held_elsewhere",
            "SingleHarvest"]

@@ -29,6 +29,13 @@ STEP_PRIORITY = 5
 FILE_PRIORITY = 8
 
 
+def aware(moment: datetime | None) -> datetime | None:
+    """SQLite hands timestamps back without their UTC offset."""
+    if moment is not None and moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment
+
+
 @dataclass
 class Request:
     id: int
@@ -210,9 +217,7 @@ def source_health(conn: Connection) -> dict[int, dict]:
     for sid, host in conn.execute(select(harvest_request.c.source_id,
                                          harvest_request.c.host).distinct()):
         info = hosts.get(host)
-        parked = info["parked_until"] if info else None
-        if parked is not None and parked.tzinfo is None:
-            parked = parked.replace(tzinfo=UTC)
+        parked = aware(info["parked_until"] if info else None)
         if parked and parked > utcnow():
             health[sid]["parked_until"] = parked
             health[sid]["hosts"].append(host)

@@ -29,7 +29,7 @@ from .net import host_key
 from .platform import ListedNorm
 
 if TYPE_CHECKING:
-    from .engine import Harvest, SourceContext
+    from .platform import RunningHarvest, SourceContext
 
 MAX_PROBLEMS_PER_REQUEST = 20  # bad items recorded one by one; the rest only counted
 
@@ -52,7 +52,7 @@ def _files(text: str | None) -> list[tuple[str, str]]:
     return [(url, role) for url, role in json.loads(text)] if text else []
 
 
-def write_listed(conn: Connection, h: Harvest, ctx: SourceContext, batch: list[ListedNorm],
+def write_listed(conn: Connection, h: RunningHarvest, ctx: SourceContext, batch: list[ListedNorm],
                  seen_at: datetime, rewrite: bool) -> Written:
     """Store the new and changed norms of a batch, a document per listed file, and queue files.
 
@@ -124,7 +124,7 @@ def write_listed(conn: Connection, h: Harvest, ctx: SourceContext, batch: list[L
     return done
 
 
-def queue_files(conn: Connection, h: Harvest, requests: list[dict]) -> None:
+def queue_files(conn: Connection, h: RunningHarvest, requests: list[dict]) -> None:
     """Queue file requests (one per URL) and wake their hosts' workers."""
     wanted = list({w["url"]: w for w in requests}.values())
     frontier.enqueue(conn, wanted)
@@ -146,7 +146,7 @@ def _files_of(conn: Connection, ctx: SourceContext, record_ids: list[int]) -> li
     return [file_request(ctx, d.url, d.id) for d in found]
 
 
-def close_listing(conn: Connection, h: Harvest, ctx: SourceContext, listed: set[str],
+def close_listing(conn: Connection, h: RunningHarvest, ctx: SourceContext, listed: set[str],
                   seen_at: datetime) -> int:
     """After a COMPLETE listing (these native ids): the source's norms it no longer holds are
     marked removed, never deleted; the rest were seen now. Returns how many were removed
@@ -165,15 +165,16 @@ def close_listing(conn: Connection, h: Harvest, ctx: SourceContext, listed: set[
     return len(gone)
 
 
-def close_seen(conn: Connection, h: Harvest, ctx: SourceContext, seen_since: datetime) -> int:
+def close_seen(conn: Connection, h: RunningHarvest, ctx: SourceContext,
+               seen_since: datetime) -> int:
     """After a COMPLETE listing written over several requests (pages), every page with
     `rewrite` so that each listed norm was seen: those not seen since it began are marked
     removed. Returns how many."""
     return h.store.remove_unseen(conn, ctx.id, seen_since)
 
 
-def remove(conn: Connection, h: Harvest, ctx: SourceContext, native_ids: list[str] | set[str],
-           seen_at: datetime) -> int:
+def remove(conn: Connection, h: RunningHarvest, ctx: SourceContext,
+           native_ids: list[str] | set[str], seen_at: datetime) -> int:
     """Norms the publisher says it deleted (OAI-PMH status="deleted"): marked removed, never
     deleted. Returns how many were not removed already."""
     ids = list(native_ids)
@@ -223,7 +224,7 @@ class Listing:
     (call `write()` when `len(batch)` reaches it, and at the end), bad items noted, at most
     MAX_PROBLEMS_PER_REQUEST of them one by one (`record_notes()` writes them down)."""
 
-    def __init__(self, h: Harvest, ctx: SourceContext, url: str, seen_at: datetime,
+    def __init__(self, h: RunningHarvest, ctx: SourceContext, url: str, seen_at: datetime,
                  rewrite: bool) -> None:
         self.h, self.ctx, self.url = h, ctx, url
         self.seen_at, self.rewrite = seen_at, rewrite

@@ -52,7 +52,7 @@ from .platform import NotThisPlatform, Probe
 from .probing import Busy, Prober, Unreachable
 
 if TYPE_CHECKING:
-    from .engine import Harvest, SourceContext
+    from .platform import RunningHarvest, SourceContext
 
 NAME = "oai"
 MAX_PAGES = 10  # pages a window may take before it is split (source setting oai_max_pages)
@@ -226,7 +226,7 @@ def start_cycle(conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
     frontier.enqueue(conn, [_step(ctx, "identify", _identify_url(ctx), payload)])
 
 
-async def handle(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def handle(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     if req.kind == "identify":
         await _identify(h, ctx, req)
     else:
@@ -238,7 +238,7 @@ def _max_pages(ctx: SourceContext) -> int:
     return max(2, int(value)) if value is not None else MAX_PAGES
 
 
-async def _identify(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _identify(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     """The publisher's clock and granularity: the cycle's windows are planned from them."""
     fetched = await h.get(ctx, req.url)
     if fetched.status != 200:
@@ -322,7 +322,7 @@ def _unseen_markers(conn: Connection, ctx: SourceContext, seen_since: datetime) 
     return sorted(m for m in found if _stamp_or_none(m) is not None)
 
 
-async def _records(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _records(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     payload = dict(req.payload)
     fetched = await h.get(ctx, req.url)
     if fetched.status != 200:
@@ -406,7 +406,7 @@ def _runaway(pages: int, stale: int, count: int, complete_size: int | None) -> s
     return None
 
 
-def _store_page(conn: Connection, h: Harvest, ctx: SourceContext, payload: dict,
+def _store_page(conn: Connection, h: RunningHarvest, ctx: SourceContext, payload: dict,
                 page: Page) -> tuple[listed.Written, int]:
     """A page's norms written and its deleted norms removed, in the caller's transaction."""
     seen_at = datetime.fromisoformat(payload["seen_since"])
@@ -416,7 +416,7 @@ def _store_page(conn: Connection, h: Harvest, ctx: SourceContext, payload: dict,
     return written, removed
 
 
-async def _store_one_by_one(h: Harvest, ctx: SourceContext, req: frontier.Request,
+async def _store_one_by_one(h: RunningHarvest, ctx: SourceContext, req: frontier.Request,
                             payload: dict, page: Page) -> None:
     """A page the database refused whole: each norm alone, so one bad norm costs only
     itself (listed.Listing)."""
@@ -433,7 +433,7 @@ async def _store_one_by_one(h: Harvest, ctx: SourceContext, req: frontier.Reques
         h.count(ctx, "removed", await h.db(listed.remove, h, ctx, page.deleted, seen_at))
 
 
-async def _tell(h: Harvest, ctx: SourceContext, req: frontier.Request, page: Page,
+async def _tell(h: RunningHarvest, ctx: SourceContext, req: frontier.Request, page: Page,
                 written: listed.Written, removed: int) -> None:
     h.count(ctx, "norms", written.listed)
     h.count(ctx, "removed", removed)
@@ -445,7 +445,7 @@ async def _tell(h: Harvest, ctx: SourceContext, req: frontier.Request, page: Pag
                         " more bad records in this page (not recorded one by one)")
 
 
-async def _stop_window(h: Harvest, ctx: SourceContext, req: frontier.Request, payload: dict,
+async def _stop_window(h: RunningHarvest, ctx: SourceContext, req: frontier.Request, payload: dict,
                        message: str, stop_all: bool = False, page: Page | None = None) -> None:
     """This window cannot be listed to its end: recorded (the records of `page`, read before
     the window was found broken, are kept); the listing is not complete, so the cycle
@@ -459,7 +459,7 @@ async def _stop_window(h: Harvest, ctx: SourceContext, req: frontier.Request, pa
     await _go_on(h, ctx, req, payload, None, page)
 
 
-async def _go_on(h: Harvest, ctx: SourceContext, req: frontier.Request, payload: dict,
+async def _go_on(h: RunningHarvest, ctx: SourceContext, req: frontier.Request, payload: dict,
                  following: dict | None, page: Page | None = None) -> None:
     """Store the page (if any) and queue what follows it (the given request, else the next
     window) in one transaction; at the end of the listing, close the cycle."""
@@ -512,7 +512,8 @@ class Oai:
     def start_cycle(self, conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
         start_cycle(conn, ctx, rewrite)
 
-    def handle(self, h: Harvest, ctx: SourceContext, req: frontier.Request) -> Awaitable[None]:
+    def handle(self, h: RunningHarvest, ctx: SourceContext,
+               req: frontier.Request) -> Awaitable[None]:
         return handle(h, ctx, req)
 
 

@@ -13,24 +13,31 @@ that stores its results (frontier.enqueue). A platform turns what it reads into
 `ListedNorm`s and stores them through `listed.write_listed`; when it has read a listing it
 knows to be complete, `listed.close_listing` marks the norms it no longer holds removed
 (never on a listing that is partial, cut short or suspicious); the last request of the chain
-calls `Harvest.finish_cycle`.
+calls `finish_cycle`.
+
+A platform sees the running harvest as a `RunningHarvest` and each source as a
+`SourceContext`, both defined here: this module imports neither the engine nor any platform.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import UserError
 
 if TYPE_CHECKING:
+    import httpx
     from sqlalchemy.engine import Connection
 
-    from .engine import Harvest, SourceContext
+    from ..corpus import Corpus
+    from ..store.db import Store
+    from .config import HarvestConfig
     from .frontier import Request
-    from .net import Resolver
+    from .net import Fetched, Guard, Resolver
 
 # name → the module that defines PLATFORM; imported only when a source of it is harvested.
 REGISTRY: dict[str, str] = {
@@ -94,11 +101,91 @@ class ListedNorm:
     files: list[tuple[str, str]] = field(default_factory=list)
 
 
+class RunningHarvest(Protocol):
+    """What a platform may use of the running harvest (engine.Harvest): every request goes
+    through `get`/`stream`, never a client of its own, so that politeness and the SSRF guard
+    hold; every write through `db`, on the harvest's one database thread."""
+
+    corpus: Corpus
+    store: Store
+    config: HarvestConfig
+
+    async def get(self, ctx: SourceContext, url: str, *, headers: dict | None = None,
+                  max_bytes: int | None = None, form: dict | None = None) -> Fetched:
+        """A whole answer (up to max_bytes), politely; with `form`, those fields are POSTed."""
+        ...
+
+    def stream(self, ctx: SourceContext,
+               url: str) -> AbstractAsyncContextManager[httpx.Response]:
+        """An answer read as it comes (a listing too big to hold), politely."""
+        ...
+
+    async def pause(self, ctx: SourceContext, url: str) -> None:
+        """Between two requests of one handler (pages of a table): the host's delay."""
+        ...
+
+    async def db(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """fn(conn, *args) in one transaction, on the harvest's one database thread."""
+        ...
+
+    async def analyze(self) -> None:
+        """Fresh planner statistics while a big listing fills empty tables (PostgreSQL)."""
+        ...
+
+    async def problem(self, ctx: SourceContext, stage: str, subject: str,
+                      message: str) -> None:
+        """A problem recorded for the source, where `sources list` and `status` show it."""
+        ...
+
+    def count(self, ctx: SourceContext, what: str, n: int) -> None:
+        """A tally of the run: "norms" listed, "removed" marked removed."""
+        ...
+
+    def save_state(self, conn: Connection, ctx: SourceContext, **values: Any) -> None:
+        """The platform's own state of the source, updated in this transaction."""
+        ...
+
+    def wake(self, hosts: Iterable[str]) -> None:
+        """New requests queued for these hosts: their workers start or wake."""
+        ...
+
+    async def finish_cycle(self, ctx: SourceContext, payload: dict) -> None:
+        """The metadata of a cycle is in: the run recorded on the source, the next due time."""
+        ...
+
+
+@dataclass
+class SourceContext:
+    """A source being harvested: its row, its platform's state, the guard of its requests."""
+
+    id: int
+    base_url: str
+    jurisdiction_code: int
+    settings: dict  # JSON column, set by the operator (delay, interval, ...)
+    state: dict  # JSON column, the platform's own (save it with Harvest.save_state)
+    guard: Guard
+    platform: Platform | None = None
+
+    @property
+    def version(self) -> str | None:
+        """The publisher's software version, when its platform keeps one in state."""
+        return self.state.get("version")
+
+    @property
+    def delay(self) -> float | None:
+        value = self.settings.get("delay")
+        return float(value) if value is not None else None
+
+    def interval(self, config: HarvestConfig) -> float:
+        return float(self.settings.get("interval") or config.interval)
+
+    def revalidate_days(self, config: HarvestConfig) -> float:
+        value = self.settings.get("revalidate_days")
+        return float(value) if value is not None else config.revalidate_days
+
+
 class Platform(Protocol):
-    """One publishing platform. `h` is the running harvest (engine.Harvest): its `get`,
-    `stream`, `pause`, `db`, `problem`, `count`, `save_state`, `wake` and `finish_cycle` are
-    what a platform may use; every request goes through `h.get`/`h.stream`, never a client
-    of its own, so that politeness and the SSRF guard hold."""
+    """One publishing platform. `h` is the running harvest (`RunningHarvest`)."""
 
     name: str  # the registry key, stored in source.platform
     title: str  # for people: "SAPL 3.1 (REST API)"
@@ -121,7 +208,7 @@ class Platform(Protocol):
         """Queue the head of a new cycle (and retry last cycle's failed requests)."""
         ...
 
-    def handle(self, h: Harvest, ctx: SourceContext, req: Request) -> Awaitable[None]:
+    def handle(self, h: RunningHarvest, ctx: SourceContext, req: Request) -> Awaitable[None]:
         """Make the request `req` (one of this platform's kinds) and store what it brings,
         queueing what follows. A FetchError is retried by the engine; anything else the
         answer held that could not be handled costs this request only."""

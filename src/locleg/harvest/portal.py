@@ -57,7 +57,7 @@ from .platform import ListedNorm, Probe
 from .portal_config import Item, PortalConfig, load, read_item, search_bounded
 
 if TYPE_CHECKING:
-    from .engine import Harvest, SourceContext
+    from .platform import RunningHarvest, SourceContext
 
 NAME = "portal"
 LISTING, DETAIL = "listing", "detail"
@@ -394,7 +394,7 @@ class Portal:
         frontier.enqueue(conn, [chain(ctx, LISTING, page_url(config, config.paging.start),
                                       payload, priority=PRIORITY[LISTING])])
 
-    async def handle(self, h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+    async def handle(self, h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
         config = source_config(ctx)
         if req.kind == DETAIL:
             await _detail(h, ctx, req, config)
@@ -405,7 +405,7 @@ class Portal:
 PLATFORM = Portal()
 
 
-async def _listing(h: Harvest, ctx: SourceContext, req: frontier.Request,
+async def _listing(h: RunningHarvest, ctx: SourceContext, req: frontier.Request,
                    config: PortalConfig) -> None:
     payload = dict(req.payload)
     page_number = payload.get("page", config.paging.start)
@@ -485,7 +485,7 @@ async def _listing(h: Harvest, ctx: SourceContext, req: frontier.Request,
     await _close(h, ctx, req, payload, set(ids) if bulk else None)
 
 
-async def _short_page(h: Harvest, ctx: SourceContext, url: str, short: list[int],
+async def _short_page(h: RunningHarvest, ctx: SourceContext, url: str, short: list[int],
                       payload: dict, config: PortalConfig) -> None:
     payload["complete"] = False
     await h.problem(ctx, "harvest", url, f"page {short[0]}: {short[1]:,} items where at least "
@@ -493,7 +493,7 @@ async def _short_page(h: Harvest, ctx: SourceContext, url: str, short: list[int]
                     "taken as incomplete, no norm is marked removed")
 
 
-async def _close(h: Harvest, ctx: SourceContext, req: frontier.Request, payload: dict,
+async def _close(h: RunningHarvest, ctx: SourceContext, req: frontier.Request, payload: dict,
                  listed_ids: set[str] | None) -> None:
     """The last request of the listing: removals when it was complete, then the cycle ends."""
     seen_at = datetime.fromisoformat(payload["seen_since"])
@@ -512,7 +512,7 @@ async def _close(h: Harvest, ctx: SourceContext, req: frontier.Request, payload:
     await h.finish_cycle(ctx, payload)
 
 
-async def _write_page(h: Harvest, ctx: SourceContext, config: PortalConfig, page: Page,
+async def _write_page(h: RunningHarvest, ctx: SourceContext, config: PortalConfig, page: Page,
                       seen_at: datetime, payload: dict, url: str) -> None:
     """Store the page's new and changed norms, mark every one of them seen, and queue the
     detail pages of the new and changed ones."""
@@ -540,7 +540,7 @@ def _listed(item: Item, config: PortalConfig) -> ListedNorm:
     return ListedNorm(item.native_id, dict(item.fields), marker, list(item.files))
 
 
-def _store(conn: Connection, h: Harvest, ctx: SourceContext, config: PortalConfig,
+def _store(conn: Connection, h: RunningHarvest, ctx: SourceContext, config: PortalConfig,
            norms: list[ListedNorm], items: list[Item], seen_at: datetime,
            rewrite: bool) -> list[tuple[str, str]]:
     ids = [n.native_id for n in norms]
@@ -574,7 +574,7 @@ def _detail_request(ctx: SourceContext, item: Item) -> dict | None:
     return chain(ctx, DETAIL, item.detail_url, payload, priority=PRIORITY[DETAIL])
 
 
-async def _detail(h: Harvest, ctx: SourceContext, req: frontier.Request,
+async def _detail(h: RunningHarvest, ctx: SourceContext, req: frontier.Request,
                   config: PortalConfig) -> None:
     """A norm's detail page: its fields fill and correct the listing's, its links add files."""
     detail = config.detail

@@ -55,7 +55,7 @@ from .net import FetchError, Guard, Resolver, fetch, make_client, normalize_base
 from .platform import TEXTO_INTEGRAL, ListedNorm, NotThisPlatform, Probe
 
 if TYPE_CHECKING:
-    from .engine import Harvest, SourceContext
+    from .platform import RunningHarvest, SourceContext
 
 NAME = "querido-diario"
 RESULT_WINDOW = 10_000  # the search engine's max_result_window: no offset past it
@@ -208,7 +208,8 @@ class QueridoDiario:
             return
         frontier.enqueue(conn, [_window(ctx, payload)])
 
-    def handle(self, h: Harvest, ctx: SourceContext, req: frontier.Request) -> Awaitable[None]:
+    def handle(self, h: RunningHarvest, ctx: SourceContext,
+               req: frontier.Request) -> Awaitable[None]:
         return HANDLERS[req.kind](h, ctx, req)
 
 
@@ -237,7 +238,7 @@ def _window(ctx: SourceContext, payload: dict) -> dict:
 # -- a window of the listing ---------------------------------------------------------------
 
 
-async def _window_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _window_step(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     data = json_body(await h.get(ctx, req.url), req.url)
     if not isinstance(data, dict) or not isinstance(data.get("gazettes"), list):
         raise FetchError(f"unexpected JSON (no gazettes list): {req.url}", transient=True)
@@ -285,7 +286,7 @@ async def _window_step(h: Harvest, ctx: SourceContext, req: frontier.Request) ->
         await h.finish_cycle(ctx, payload)
 
 
-def _write_gazettes(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request,
+def _write_gazettes(conn: Connection, h: RunningHarvest, ctx: SourceContext, req: frontier.Request,
                     found: list[dict], following: dict | None) -> set[str]:
     """Store new gazettes (and what a second listing says of a known one), queue their texts.
 
@@ -336,7 +337,7 @@ def _write_gazettes(conn: Connection, h: Harvest, ctx: SourceContext, req: front
 # -- a gazette's text ----------------------------------------------------------------------
 
 
-async def _gazette_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _gazette_step(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     gid = req.payload["gazette_id"]
     row = await h.db(lambda conn: conn.execute(select(gazette).where(gazette.c.id == gid))
                      .mappings().one_or_none())
@@ -410,7 +411,7 @@ async def _read(text: str, territory_id: str, portarias: bool) -> GazetteText:
                                    portarias=portarias)
 
 
-async def _own_acts(h: Harvest, ctx: SourceContext, territory: str,
+async def _own_acts(h: RunningHarvest, ctx: SourceContext, territory: str,
                     acts: list[Act]) -> list[Act]:
     """An association's gazette (territory ending in 00000) prints many municipalities' acts,
     each section under its header (gazette/associations.py): only the source's own are its
@@ -442,9 +443,10 @@ def span_url(txt_url: str, act: Act) -> str:
     return f"{txt_url}#char={act.start},{act.end}"
 
 
-def _write_acts(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request | None,
-                row: dict, text: str, sha: str | None, pdf_sha: str | None,
-                quality: str | None, acts: list[Act], ocr_sha: str | None = None) -> int:
+def _write_acts(conn: Connection, h: RunningHarvest, ctx: SourceContext,
+                req: frontier.Request | None, row: dict, text: str, sha: str | None,
+                pdf_sha: str | None, quality: str | None, acts: list[Act],
+                ocr_sha: str | None = None) -> int:
     """The gazette's acts as gazette_act rows (again, when it is read again), the normative
     ones as records with their span as an original; a continuation joined to its first part."""
     now = utcnow()
@@ -491,7 +493,7 @@ def _write_acts(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.
     return len(norms)
 
 
-def _store_spans(conn: Connection, h: Harvest, row: dict, text: str,
+def _store_spans(conn: Connection, h: RunningHarvest, row: dict, text: str,
                  docs: list[tuple[int, Act]], now: datetime) -> None:
     """Each normative act's span of the text, its own original (UTF-8, content-addressed)."""
     if not docs:
@@ -517,8 +519,8 @@ def _store_spans(conn: Connection, h: Harvest, row: dict, text: str,
                      .values(checked_at=now))
 
 
-def _join_continuation(conn: Connection, h: Harvest, ctx: SourceContext, row: dict, text: str,
-                       act: Act) -> int | None:
+def _join_continuation(conn: Connection, h: RunningHarvest, ctx: SourceContext, row: dict,
+                       text: str, act: Act) -> int | None:
     """The rest of an act begun in an earlier gazette ("continua na próxima edição"): its
     first part's record, whose text becomes both parts joined (a new version)."""
     query = (select(gazette_act.c.record_id, gazette_act.c.kind, gazette_act.c.number,
@@ -560,7 +562,7 @@ def _join_continuation(conn: Connection, h: Harvest, ctx: SourceContext, row: di
 # -- bulk start: the per-city-year ZIP aggregates --------------------------------------------
 
 
-async def _aggregates_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _aggregates_step(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     """The city's yearly ZIPs (`/aggregates/{UF}?territory_id=`): one `zip` request each,
     then the API's listing for what was scraped since the oldest of them was built."""
     fetched = await h.get(ctx, req.url)
@@ -592,7 +594,7 @@ async def _aggregates_step(h: Harvest, ctx: SourceContext, req: frontier.Request
     await h.db(listed.replace, req, zips + [_window(ctx, payload)])
 
 
-async def _zip_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _zip_step(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     """One city-year ZIP: every gazette of its XML stored, archived and segmented."""
     fetched = await h.get(ctx, req.url, max_bytes=h.config.max_file_size)
     if fetched.status != 200:
@@ -658,7 +660,7 @@ def _br_date(value: str | None) -> date | None:
         return None
 
 
-def _seed_gazette(conn: Connection, h: Harvest, ctx: SourceContext, d: dict, text: str,
+def _seed_gazette(conn: Connection, h: RunningHarvest, ctx: SourceContext, d: dict, text: str,
                   sha: str, read) -> int:
     """A gazette from an aggregate: its row (unless known), its acts."""
     old = conn.execute(select(gazette.c.id).where(gazette.c.source_id == ctx.id,
@@ -679,7 +681,7 @@ def _seed_gazette(conn: Connection, h: Harvest, ctx: SourceContext, d: dict, tex
 # -- our own OCR of a gazette without usable text ----------------------------------------------
 
 
-async def _ocr_step(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _ocr_step(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     """The archived PDF of a gazette whose text file was empty or garbage, OCRed in a worker
     process with the extraction's limits (time, memory), then segmented like a text file.
     The OCR text is archived (`ocr_sha256`); `quality` is cleared when it reads as text. No

@@ -6,7 +6,7 @@ cycle re-asks a share of a source's files with a conditional GET (ETag / Last-Mo
 ones confirmed longest ago first: enough that every file is confirmed at least every
 `revalidate_days` (30 by default; 0 turns the rolling part off), spread evenly over the
 cycles in between. `harvest --full` asks for every file, unconditionally. A changed file
-becomes a new version (engine.py); the old one stays.
+becomes a new version (files.py); the old one stays.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def due_files(conn: Connection, source_id: int, now: datetime, *, days: float,
     period = max(days * 86400.0, 1.0)
     share = math.ceil(len(found) * min(1.0, interval / period))
     limit = now - timedelta(seconds=max(0.0, period - interval))
-    overdue = sum(1 for r in found if _aware(r.confirmed) <= limit)
+    overdue = sum(1 for r in found if frontier.aware(r.confirmed) <= limit)
     return [(r.id, r.url) for r in found[:max(share, overdue)]]
 
 
@@ -72,9 +72,3 @@ def queue(conn: Connection, source_id: int, now: datetime, *, days: float, inter
     return len(requests)
 
 
-def _aware(moment: datetime) -> datetime:
-    if moment.tzinfo is None:  # SQLite hands timestamps back without their offset
-        from datetime import UTC
-
-        return moment.replace(tzinfo=UTC)
-    return moment

@@ -49,7 +49,7 @@ from .platform import ANEXO, TEXTO_INTEGRAL, ListedNorm, NotThisPlatform
 from .probing import Busy, Prober, Unreachable
 
 if TYPE_CHECKING:
-    from .engine import Harvest, SourceContext
+    from .platform import RunningHarvest, SourceContext
 
 NAME = "sapl"
 # Lower runs first on a host: the metadata chain before the files it reveals (8).
@@ -306,12 +306,12 @@ def start_cycle(conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
                                  payload)])
 
 
-async def handle(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def handle(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     handler = HANDLERS[req.kind]
     await handler(h, ctx, req)
 
 
-async def _casa(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _casa(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     data = json_body(await h.get(ctx, req.url), req.url)
     found, _ = page_results(data, req.url)
     house = found[0] if found and isinstance(found[0], dict) else {}
@@ -327,7 +327,7 @@ async def _casa(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
     await h.db(write)
 
 
-async def _types(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _types(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     """Types and vínculo types: small tables, followed page by page within one request."""
     found, url = [], req.url
     for _ in range(50):
@@ -379,7 +379,7 @@ def listing_url(ctx: SourceContext, page: int = 1) -> str:
                    page_size=caps.page_size)
 
 
-def _listing(h: Harvest, ctx: SourceContext, url: str, payload: dict) -> listed.Listing:
+def _listing(h: RunningHarvest, ctx: SourceContext, url: str, payload: dict) -> listed.Listing:
     # Pages are written whole: the rows' last_seen_at is how removals are found at the end
     # of a paged listing (a get_all listing keeps its id set instead).
     rewrite = payload.get("mode") == "full" or "get_all=true" not in url
@@ -398,7 +398,7 @@ def _add(listing: listed.Listing, item: Any) -> None:
     listing.add(listed_of(row))
 
 
-async def _norms(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _norms(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     payload = dict(req.payload)
     payload.setdefault("seen_since", utcnow().isoformat())
     listing = _listing(h, ctx, req.url, payload)
@@ -441,7 +441,7 @@ async def _norms(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
     h.count(ctx, "removed", await h.db(close))
 
 
-async def _stream_listing(h: Harvest, ctx: SourceContext, url: str,
+async def _stream_listing(h: RunningHarvest, ctx: SourceContext, url: str,
                           listing: listed.Listing) -> None:
     """A get_all listing, parsed as it arrives; one batch written while the next is read."""
     async with h.stream(ctx, url) as response:
@@ -479,7 +479,7 @@ def _table_url(ctx: SourceContext, path: str, page: int = 1) -> str:
     return api_url(ctx.base_url, path, o="id", page=page, page_size=caps.page_size)
 
 
-async def _all_rows(h: Harvest, ctx: SourceContext, url: str) -> list[dict]:
+async def _all_rows(h: RunningHarvest, ctx: SourceContext, url: str) -> list[dict]:
     """Every row of a small table (anexos, relations): get_all, or every page politely."""
     found: list[dict] = []
     for page in range(1, 100_000):
@@ -493,7 +493,7 @@ async def _all_rows(h: Harvest, ctx: SourceContext, url: str) -> list[dict]:
     return found
 
 
-async def _anexos(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _anexos(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     found = await _all_rows(h, ctx, req.url)
     # The last step: should it fail for good, the engine closes the cycle as incomplete.
     nxt = step(ctx, "relations", _table_url(ctx, "norma/normarelacionada"),
@@ -506,7 +506,7 @@ async def _anexos(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None
                         "more bad anexo rows (not recorded one by one)")
 
 
-def _write_anexos(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request,
+def _write_anexos(conn: Connection, h: RunningHarvest, ctx: SourceContext, req: frontier.Request,
                   found: list[dict], nxt: dict) -> list[tuple[str, str]]:
     record_ids = listed.record_ids(conn, ctx.id)
     problems, docs = [], []
@@ -547,7 +547,7 @@ def _write_anexos(conn: Connection, h: Harvest, ctx: SourceContext, req: frontie
     return problems
 
 
-async def _relations(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _relations(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     found = await _all_rows(h, ctx, req.url)
     skipped = await h.db(_write_relations, h, ctx, req, found)
     if skipped:
@@ -556,7 +556,7 @@ async def _relations(h: Harvest, ctx: SourceContext, req: frontier.Request) -> N
     await h.finish_cycle(ctx, req.payload)
 
 
-def _write_relations(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request,
+def _write_relations(conn: Connection, h: RunningHarvest, ctx: SourceContext, req: frontier.Request,
                      found: list[dict]) -> int:
     now = utcnow()
     record_ids = listed.record_ids(conn, ctx.id)
@@ -640,7 +640,8 @@ class Sapl:
     def start_cycle(self, conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
         start_cycle(conn, ctx, rewrite)
 
-    def handle(self, h: Harvest, ctx: SourceContext, req: frontier.Request) -> Awaitable[None]:
+    def handle(self, h: RunningHarvest, ctx: SourceContext,
+               req: frontier.Request) -> Awaitable[None]:
         return handle(h, ctx, req)
 
 

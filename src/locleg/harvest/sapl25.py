@@ -57,7 +57,7 @@ from .sapl25_pages import (
 )
 
 if TYPE_CHECKING:
-    from .engine import Harvest, SourceContext
+    from .platform import RunningHarvest, SourceContext
 
 NAME = "sapl25"
 TEXTO_CONSOLIDADO = "texto_consolidado"
@@ -251,11 +251,11 @@ def _step(ctx: SourceContext, kind: str, url: str, payload: dict) -> dict:
     return listed.chain(ctx, kind, url, payload, priority=PRIORITY[kind])
 
 
-async def handle(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def handle(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     await HANDLERS[req.kind](h, ctx, req)
 
 
-async def _form(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _form(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     fetched = await h.get(ctx, req.url)
     if fetched.status != 200:
         raise status_error(req.url, fetched.status, fetched.headers, fetched.body)
@@ -292,7 +292,7 @@ def _next_search(ctx: SourceContext, payload: dict) -> dict:
                  {**payload, "closes_cycle": True})
 
 
-async def _search(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _search(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     payload = dict(req.payload)
     part, todo = payload["todo"][0], payload["todo"][1:]
     types = ctx.state.get("types", {})
@@ -338,7 +338,7 @@ async def _search(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None
                         " more bad rows in this search (not recorded one by one)")
 
 
-async def _read_search(h: Harvest, ctx: SourceContext, url: str, part: dict) -> Results:
+async def _read_search(h: RunningHarvest, ctx: SourceContext, url: str, part: dict) -> Results:
     """One partition's rows: the RSS (dates, texto integral), completed by the HTML results
     (Situação, consolidated text); the HTML results alone at a portal without RSS."""
     rss = None
@@ -372,7 +372,7 @@ async def _read_search(h: Harvest, ctx: SourceContext, url: str, part: dict) -> 
     return rss
 
 
-async def _read_results(h: Harvest, ctx: SourceContext, part: dict) -> Results:
+async def _read_results(h: RunningHarvest, ctx: SourceContext, part: dict) -> Results:
     """Every page of a partition's HTML results (HTML_STEP rows a page)."""
     found = Results()
     for page in range(1, CAP // HTML_STEP + 2):
@@ -396,7 +396,7 @@ def lacks_fields(row: Row) -> bool:
     return row.data is None or row.texto_consolidado is None or row.texto_integral is None
 
 
-def _list(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request,
+def _list(conn: Connection, h: RunningHarvest, ctx: SourceContext, req: frontier.Request,
           found: list[Row], seen_at: datetime, following: dict) -> list[tuple[str, str]]:
     """A partition's rows: new and changed norms stored as the listing gives them (and the
     detail pages of those whose row lacks fields queued), unchanged ones marked seen, the next
@@ -462,7 +462,7 @@ def _stored_count(conn: Connection, ctx: SourceContext, part: dict,
     return conn.scalar(query) or 0
 
 
-async def _detail(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _detail(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     """The detail pages of a batch of listed norms, one polite request each; what they say is
     written once for the batch. A failure part way keeps what was read and leaves the rest of
     the batch to the retry."""
@@ -512,7 +512,7 @@ def _detailed(ctx: SourceContext, body: bytes, listed_as: dict,
                           bool(row.texto_consolidado), cod)
 
 
-def _write_details(conn: Connection, h: Harvest, ctx: SourceContext, req: frontier.Request,
+def _write_details(conn: Connection, h: RunningHarvest, ctx: SourceContext, req: frontier.Request,
                    done: list[ListedNorm], seen_at: datetime, todo: list[dict]) -> None:
     if done:
         # Written whole: the listing stored these norms under the same markers.
@@ -524,7 +524,7 @@ def _write_details(conn: Connection, h: Harvest, ctx: SourceContext, req: fronti
         frontier.complete(conn, [req.id])
 
 
-async def _close(h: Harvest, ctx: SourceContext, req: frontier.Request) -> None:
+async def _close(h: RunningHarvest, ctx: SourceContext, req: frontier.Request) -> None:
     """Every search was read: removals when each was read whole, then the cycle's end."""
     payload = req.payload
     if payload.get("complete", True):
@@ -556,7 +556,8 @@ class Sapl25:
     def start_cycle(self, conn: Connection, ctx: SourceContext, rewrite: bool) -> None:
         start_cycle(conn, ctx, rewrite)
 
-    def handle(self, h: Harvest, ctx: SourceContext, req: frontier.Request) -> Awaitable[None]:
+    def handle(self, h: RunningHarvest, ctx: SourceContext,
+               req: frontier.Request) -> Awaitable[None]:
         return handle(h, ctx, req)
 
 

@@ -19,19 +19,19 @@ from ..enrich.citation_model import KINDS
 from ..search.query import quoted
 from ..store import Store
 from ..store.schema import citation, document, jurisdiction, norm, record
-from .data import (
+from .data.common import (
     LEGAL_STATUSES,
-    NORM_PAGES_SHOWN,
     BadRequest,
     NotFound,
-    _as_date,
-    _int_id,
-    _json_list,
-    _jurisdiction_code,
-    _page_after,
+    after_id,
+    as_date,
+    int_id,
+    json_list,
+    jurisdiction_code,
     jurisdiction_ref,
     places,
 )
+from .data.norms import NORM_PAGES_SHOWN
 
 CITATIONS_SHOWN = 200  # a norm's own citations shown on its page
 CITED_BY_SHOWN = 100  # citations naming a norm shown on its page
@@ -80,7 +80,7 @@ def norm_refs(conn: Connection, ids: Iterable[int]) -> dict[int, dict]:
                 "jurisdiction": jurisdiction_ref(r.jurisdiction_code, r.name, r.uf),
                 "type_raw": r.type_raw,
                 "type": r.type_normalized, "number": r.number, "year": r.year,
-                "date": _as_date(r.date), "urn": r.urn, "status": r.status,
+                "date": as_date(r.date), "urn": r.urn, "status": r.status,
                 "merged_into": r.merged_into}
     return found
 
@@ -113,7 +113,7 @@ def _at(norm_id: int, document_id: int | None, page_number: int) -> str:
 def status_view(conn: Connection, norm_id: int, status: str, evidence_json: str | None
                 ) -> dict:
     """The status and its evidence, strongest first, each naming the norm that acted."""
-    evidence = _json_list(evidence_json)
+    evidence = json_list(evidence_json)
     rank = {s: i for i, s in enumerate(LEGAL_STATUSES)}
     evidence.sort(key=lambda e: rank.get(e.get("status"), len(rank)))
     shown = evidence[:EVIDENCE_SHOWN]
@@ -200,7 +200,7 @@ def outgoing(conn: Connection, norm_id: int) -> dict:
                 "norm": refs.get(c.target_norm_id), "urn": urn,
                 "lexml_url": None if c.target_norm_id is not None else lexml_url(urn),
                 "text": c.text, "sphere": c.sphere, "family": c.family, "number": c.number,
-                "year": c.year, "date": _as_date(c.date), "kinds": [], "citations": []}
+                "year": c.year, "date": as_date(c.date), "kinds": [], "citations": []}
         if c.kind not in group["kinds"]:
             group["kinds"].append(c.kind)
         group["citations"].append(_item(c, anchors))
@@ -248,7 +248,7 @@ def parse_edge_filters(params: dict[str, str | None]) -> dict:
     filters: dict = {}
     j = params.get("j")
     if j:
-        filters["j"] = _jurisdiction_code(j, parameter=True)
+        filters["j"] = jurisdiction_code(j, parameter=True)
     kind = params.get("kind")
     if kind:
         if kind not in KINDS:
@@ -262,7 +262,7 @@ def parse_edge_filters(params: dict[str, str | None]) -> dict:
     for name in ("from", "to"):
         value = params.get(name)
         if value:
-            filters[name] = _int_id(value, "norm")
+            filters[name] = int_id(value, "norm")
     limit = params.get("limit")
     if limit:
         if not re.fullmatch(r"[0-9]{1,4}", limit) or not 1 <= int(limit) <= EDGES_MAX:
@@ -273,7 +273,7 @@ def parse_edge_filters(params: dict[str, str | None]) -> dict:
 
 def citations_page(store: Store, filters: dict, after_text: str | None) -> dict:
     """One keyed page of citation edges, oldest first, with the norms at both ends."""
-    after = _page_after(after_text) or 0
+    after = after_id(after_text) or 0
     limit = filters.get("limit", EDGES_LIMIT)
     citing = norm.alias("citing")
     cited = norm.alias("cited")
@@ -372,7 +372,7 @@ def _edge(r, anchors: dict[int, int], names: dict[int, tuple[str, str]]) -> dict
                "year": r.t_year, "status": r.t_status}
         if r.target_norm_id is not None else None,
         "kind": r.kind, "text": r.text, "sphere": r.sphere, "family": r.family,
-        "number": r.number, "year": r.year, "date": _as_date(r.date), "fragment": r.fragment,
+        "number": r.number, "year": r.year, "date": as_date(r.date), "fragment": r.fragment,
         "urn": r.urn, "lexml_url": lexml_url(base_urn(r.urn))
         if r.target_norm_id is None else None,
         "target_key": r.target_key, "article": r.article, "page": r.page,

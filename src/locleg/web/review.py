@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection
 from ..store import Store
 from ..store.schema import jurisdiction, norm, problem, record, source
 from .citations import norm_refs
-from .data import _as_date, _json_list, _page_after
+from .data.common import after_id, as_date, json_list
 from .links import public_url
 
 REVIEW_PAGE = 50  # rows per section page
@@ -31,7 +31,7 @@ TOKENS = ("unmatched_after", "headings_after", "problems_after")
 
 def review(store: Store, code: int | None, tokens: dict[str, str | None]) -> dict:
     """The three review sections of the quality page, for a jurisdiction or the corpus."""
-    after = {name: _page_after(tokens.get(name)) for name in TOKENS}
+    after = {name: after_id(tokens.get(name)) for name in TOKENS}
     with store.engine.connect() as conn:
         return {
             "unmatched": _unmatched(conn, code, after["unmatched_after"]),
@@ -53,7 +53,7 @@ def _record_row(r) -> dict:
     return {
         "id": r["id"], "norm_id": r["norm_id"], "native_id": r["native_id"],
         "type_raw": r["type_raw"], "number": r["number"], "year": r["year"],
-        "date": _as_date(r["date"]), "url": r["url"],
+        "date": as_date(r["date"]), "url": r["url"],
         "jurisdiction": {"ibge_code": r["jurisdiction_code"], "name": r["jurisdiction_name"],
                          "uf": r["uf"]},
         # never a folder import's own path: public_url keeps http(s) addresses only
@@ -117,11 +117,11 @@ def _headings(conn: Connection, code: int | None, after: int | None) -> dict:
         disagreements = [{
             "field": d.get("field"), "heading": d.get("heading"), "source": d.get("source"),
             "ocr_misreading": bool(d.get("ocr_misreading")), "detail": d.get("detail"),
-        } for d in _json_list(r["heading_disagreement"])]
+        } for d in json_list(r["heading_disagreement"])]
         found.append({
             **_record_row(r),
             "heading": {"type": r["heading_family"], "number": r["heading_number"],
-                        "year": r["heading_year"], "date": _as_date(r["heading_date"])},
+                        "year": r["heading_year"], "date": as_date(r["heading_date"])},
             "disagreements": disagreements,
             "ocr_misreading": any(d["ocr_misreading"] for d in disagreements)})
     return {"total": total, "total_exact": exact, "records": found, "next_after": next_after}
