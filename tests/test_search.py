@@ -1264,18 +1264,47 @@ def test_synonyms_bridge_how_people_ask_and_how_laws_are_written(tmp_path):
         assert any(alternative in e.alternatives for e in synonyms.expansions(stems)), typed
 
 
-def test_a_long_code_that_merely_mentions_the_words_does_not_outrank_the_law_about_them(
-        tmp_path):
+# Norms about something else beside the two a test compares: in an index of those two alone
+# every word of the query is in both, its idf is about nothing, and the ranking measures
+# only the constant rewards.
+STREETS = {10 + i: (f"Denomina de Rua {name} o logradouro do bairro {district}",
+                    f"Art. 1º Fica denominada Rua {name} a via do bairro {district}.", 0)
+           for i, (name, district) in enumerate(
+               (name, district) for name in ("Ipê", "Jasmim", "Acácia", "Cedro", "Palmeira")
+               for district in ("Centro", "Tomba", "Campo Limpo", "Sobradinho"))}
+
+
+def _fireworks_law_and_code(tmp_path, cited_by: int):
     # A code of posturas cited by many norms holds the query's words all over its body; the
-    # law whose ementa says them is the one meant (a code of 150 articles: ~60,000 chars).
+    # law whose ementa says them is the one meant (a code of 600 articles: ~80,000 chars).
     articles = [f"Art. {i}. É proibido perturbar o sossego público com ruídos, fogos e "
                 f"festas em via pública; a fiscalização aplicará multa de {i} UFM."
                 for i in range(1, 600)]
-    ranked = _tiny_index(tmp_path, {
+    return _tiny_index(tmp_path, {
         1: ("Institui o Código de Polícia Administrativa: sossego, fogos e festas",
-            "\n".join(articles),
-            16),
-        2: ("Proíbe a queima de fogos de artifício em festas", "Art. 1º Fica proibida.", 0)})
+            "\n".join(articles), cited_by),
+        2: ("Proíbe a queima de fogos de artifício em festas", "Art. 1º Fica proibida.", 0),
+        **STREETS})
+
+
+def test_a_long_code_cited_by_several_norms_does_not_outrank_the_law_about_the_words(
+        tmp_path):
+    # Cited by 7 norms (authority x 1.75): the law whose ementa holds more of the words
+    # comes first, with the ementa weighed 2 as with 3.
+    ranked = _fireworks_law_and_code(tmp_path, cited_by=7)
+    assert ranked("proibido soltar fogos nas festas")[:2] == [2, 1]
+
+
+@pytest.mark.xfail(reason="open: a code cited by 16 norms (authority x 2, which multiplies "
+                          "the coordination reward too) outranks the uncited law whose "
+                          "ementa holds one more of the words, once other norms give the "
+                          "words an idf; with the ementa weighed 3 or 2 alike (issue 22, "
+                          "docs/search.md 'Long texts')", strict=False)
+def test_a_long_code_that_merely_mentions_the_words_does_not_outrank_the_law_about_them(
+        tmp_path):
+    # Before 2026-12-04 this test indexed the two norms alone and passed by 41.5 to 41.2
+    # with the ementa weighed 3; beside twenty other norms it fails at 3 as at 2.
+    ranked = _fireworks_law_and_code(tmp_path, cited_by=16)
     assert ranked("proibido soltar fogos nas festas")[0] == 2
 
 

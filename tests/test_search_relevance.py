@@ -341,6 +341,27 @@ def test_colloquial_queries_find_the_law_meant_better_than_plain_or_joined_bm25(
         f"MRR {mrr:.3f} against {baseline:.3f} for OR-joined FTS5 bm25"
 
 
+def test_a_short_ementa_holding_one_common_word_does_not_outrank_the_law_holding_more(real):
+    """With the ementa weighed 3 the sindicato of street vendors, declared of public utility,
+    came first for "camelô vendendo na rua", and a committee of school elections above the
+    law on school uniforms: the ementa's BM25 of one word beat the norm holding more of the
+    words (search/textindex.py, BOOST_FIELDS)."""
+    corpus, built = real
+    names = {norm_id: name for name, norm_id in built.norms.items()}
+
+    def ranked(q: str) -> list[str]:
+        request = SearchRequest.from_params({"q": [q], "limit": ["10"]})
+        return [names[h.norm_id] for h in search(corpus.store, request).hits]
+
+    camelos = ranked("camelô vendendo na rua")
+    assert camelos[0] == "fsa.lp.41.1992", camelos[:3]  # apreensão de mercadorias de camelôs
+    assert camelos.index("fsa.lei.1488.1991") > 0  # the sindicato: utilidade pública
+    uniforms = ranked("uniforme da escola municipal")
+    assert "fsa.lei.1690.1993" in uniforms[:2], uniforms[:3]  # fardamento das escolas
+    if "fsa.dec.8959.2013" in uniforms:  # the commission for electing school directors
+        assert uniforms.index("fsa.dec.8959.2013") > uniforms.index("fsa.lei.1690.1993")
+
+
 def test_known_item_and_number_queries_put_the_norm_first(real):
     corpus, built = real
     mrr, _, _ = _real_figures(corpus, built, "known")
