@@ -50,7 +50,7 @@ gazette_act = Table(
     Column("start", Integer, nullable=False),  # characters of the gazette's text
     Column("end", Integer, nullable=False),
     Column("page", Integer),
-    Column("flags", Text),  # space-separated: republished continues continuation truncated
+    Column("flags", Text),  # space-separated: republished continues continuation truncated headless
     Column("municipality", Text),  # its section of an association gazette
     Column("record_id", Integer, ForeignKey("record.id")),  # the norm record (normative acts)
 )
