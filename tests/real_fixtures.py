@@ -26,15 +26,12 @@ from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
 
-from sqlalchemy import bindparam, insert, update
-
 from locleg.corpus import Corpus
 from locleg.enrich.run import enrich
 from locleg.enrich.types import normalize_type
 from locleg.search.index import rebuild_index
 from locleg.store import utcnow
-from locleg.store.schema import extraction, page
-from tests.explorer_fixtures import ExplorerCorpus, norms_of
+from tests.explorer_fixtures import ExplorerCorpus, add_extracted_texts, norms_of
 
 DATA = Path(__file__).parent / "data" / "search_real"
 # held_out: colloquial queries written after the synonym list by someone who had not seen it
@@ -108,40 +105,12 @@ def build_real_corpus(corpus: Corpus) -> ExplorerCorpus:
                 "type_normalized": normalize_type(_TYPE_RAW[n.type]), "number": n.number,
                 "year": n.year, "date": date(n.year, 1, 1), "ementa": n.ementa,
                 "url": f"https://sapl.{code}.example/norma/{n.id}"} for n in mine], seen))
-        _add_texts(ec, mine)
+        add_extracted_texts(ec, {n.id: (f"https://sapl.example/media/{n.id}.pdf", n.printed)
+                                 for n in mine})
     enrich(corpus, reread=False)
     rebuild_index(store)  # a bulk load: few, large segments
     ec.norms.update(norms_of(corpus, ec.records))
     return ec
-
-
-def _add_texts(ec: ExplorerCorpus, norms: list[RealNorm]) -> None:
-    """Each norm's printed text as the one page of an extracted PDF."""
-    store = ec.corpus.store
-    now = utcnow()
-    urls = {n.id: f"https://sapl.example/media/{n.id}.pdf" for n in norms}
-    with store.transaction() as conn:
-        docs = store.ensure_documents(conn, [
-            {"record_id": ec.records[n.id], "url": urls[n.id], "role": "texto_integral",
-             "title": None} for n in norms])
-        rows = []
-        for n in norms:
-            ec.documents[n.id] = docs[(ec.records[n.id], urls[n.id])]["id"]
-            stored = ec.corpus.blobs.put(f"%PDF-1.4 {n.id}".encode())
-            rows.append({"document_id": ec.documents[n.id], "sha256": stored.sha256,
-                         "size": stored.size, "media_type": "application/pdf",
-                         "fetched_at": now, "origin": urls[n.id], "http_status": 200})
-        for n, version_id in zip(norms, store.add_versions(conn, rows), strict=True):
-            ec.versions[n.id] = version_id
-        conn.execute(insert(page), [
-            {"version_id": ec.versions[n.id], "number": 1, "method": "text",
-             "confidence": None, "text": n.printed} for n in norms])
-        conn.execute(
-            update(extraction).where(extraction.c.version_id == bindparam("b_version"))
-            .values(status="extracted", method="text", backend="pdfium", backend_version="1",
-                    confidence=None, pages=1, chars=bindparam("b_chars"), duration_s=0.1,
-                    extracted_at=now),
-            [{"b_version": ec.versions[n.id], "b_chars": len(n.printed)} for n in norms])
 
 
 def reciprocal_rank(ranked: list[str], meant: set[str]) -> float:

@@ -38,15 +38,12 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from sqlalchemy import bindparam, insert, update
-
 from locleg.corpus import Corpus
 from locleg.enrich.run import enrich
 from locleg.jurisdictions import fold
 from locleg.search import SearchRequest, refresh_index, search
 from locleg.store import utcnow
-from locleg.store.schema import extraction, page
-from tests.explorer_fixtures import ExplorerCorpus, norms_of
+from tests.explorer_fixtures import ExplorerCorpus, add_extracted_texts, norms_of
 from tests.lookup_fixtures import _text
 
 SEED = 10
@@ -879,45 +876,13 @@ def build_relevance_corpus(corpus: Corpus, seed: int = SEED) -> ExplorerCorpus:
                 "url": f"https://sapl.{place.slug}.example/norma/{n.name}"} for n in mine],
                 seen))
     for place in PLACES:
-        _add_texts(ec, [n for n in norms if n.place is place and n.text is not None])
+        add_extracted_texts(ec, {
+            n.name: (f"https://sapl.{n.place.slug}.example/media/{n.name}.pdf", n.text)
+            for n in norms if n.place is place and n.text is not None})
     enrich(corpus, reread=False)
     refresh_index(store)
     ec.norms.update(norms_of(corpus, ec.records))
     return ec
-
-
-def _add_texts(ec: ExplorerCorpus, norms: list[Norm]) -> None:
-    """Each norm's texto integral as a PDF whose text layer was extracted: the rows that
-    explorer_fixtures' _add_document and _extracted write, for a whole place in one
-    transaction (one per norm took 30 s on PostgreSQL)."""
-    store = ec.corpus.store
-    now = utcnow()
-    urls = {n.name: f"https://sapl.{n.place.slug}.example/media/{n.name}.pdf" for n in norms}
-    with store.transaction() as conn:
-        docs = store.ensure_documents(conn, [
-            {"record_id": ec.records[n.name], "url": urls[n.name], "role": "texto_integral",
-             "title": None} for n in norms])
-        rows = []
-        for n in norms:
-            ec.documents[n.name] = docs[(ec.records[n.name], urls[n.name])]["id"]
-            stored = ec.corpus.blobs.put(f"%PDF-1.4 {n.name}".encode())
-            ec.sha256[n.name] = stored.sha256
-            rows.append({"document_id": ec.documents[n.name], "sha256": stored.sha256,
-                         "size": stored.size, "media_type": "application/pdf",
-                         "fetched_at": now, "origin": urls[n.name], "http_status": 200})
-        for n, version_id in zip(norms, store.add_versions(conn, rows), strict=True):
-            ec.versions[n.name] = version_id
-        if norms:
-            conn.execute(insert(page), [
-                {"version_id": ec.versions[n.name], "number": 1, "method": "text",
-                 "confidence": None, "text": n.text} for n in norms])
-            conn.execute(
-                update(extraction).where(extraction.c.version_id == bindparam("b_version"))
-                .values(status="extracted", method="text", backend="pdfium",
-                        backend_version="1", confidence=None, pages=1,
-                        chars=bindparam("b_chars"), duration_s=0.1, extracted_at=now),
-                [{"b_version": ec.versions[n.name], "b_chars": len(n.text or "")}
-                 for n in norms])
 
 
 # -- the graded queries ---------------------------------------------------------------------
