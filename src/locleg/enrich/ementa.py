@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
+from itertools import zip_longest
 
-from .heading import Heading, fold_fast
+from .heading import Disagreement, Heading, fold_fast, looks_like_ocr
 
 # The longest ementa kept; past it the "paragraph" is a body that had no preamble before it.
 MAX_CHARS = 1500
@@ -131,3 +132,102 @@ def similarity(a: str, b: str) -> float:
 
 def _loose(text: str) -> str:
     return " ".join(re.sub(r"[\W_]+", " ", fold_fast(text)).split())
+
+
+# -- the source's ementa against the text's ---------------------------------------------------
+
+# Words that carry no meaning of their own between two ementas: articles, prepositions, and the
+# boilerplate some sources keep and others drop ("Dispõe sobre", "e dá outras providências").
+_STOPWORDS = frozenset(
+    "a o as os e ou de da do das dos em na no nas nos ao aos à às para por pela pelo pelas "
+    "pelos com sem sobre que se um uma seu sua seus suas n art arts".split())
+_BOILERPLATE_HEAD = re.compile(r"^(?:ementa|assunto|sumula)\s+|^dispoe\s+sobre\s+")
+_BOILERPLATE_TAIL = re.compile(r"\s+(?:e\s+)?(?:da|adota|dando|toma)\s+outras?\s+providencias?$")
+_LOOSE_WORD = re.compile(r"[^\W_]+")
+# A hyphen at a line's end inside a word ("provi-\ndências", "provi- dências" once joined).
+_HYPHENATED = re.compile(r"(?<=[^\W\d_])[-\u00ad]\s+(?=[^\W\d_])")
+# Of the content words the two ementas share room for, how many may differ (OCR damage, a
+# reworded word) before they are different ementas.
+MAX_DIFFERING = 0.25
+# A word this alike its counterpart is the same word misread or misspelt ("provldências").
+_SAME_WORD = 0.75
+# Words of the longer looked at past the shorter's length (words one of them adds inside).
+_SLACK = 4
+
+
+def disagreement(source: str | None, text: str | None) -> Disagreement | None:
+    """The source's ementa against the one its text prints: a Disagreement when they are
+    different ementas (another norm's, or one that says something else), else None.
+
+    Not a disagreement: one cut short of the other (a source's ementa truncated at a field's
+    length, or the text's at its paragraph's end), case, accents, punctuation, spacing and
+    hyphenation at a line's end, "Dispõe sobre" and "e dá outras providências" said by one and
+    not the other, and a few words misread (OCR) or reworded. A number that differs ("R$
+    8.097.890,91", "Lei nº 1.234") is a different ementa: it is what tells apart the ementas of
+    decrees that open credits or laws that name streets.
+    """
+    if not source or not text:
+        return None
+    a, b = _words(source), _words(text)
+    if not a or not b:
+        return None
+    shorter, longer = sorted(("".join(a), "".join(b)), key=len)
+    if longer.startswith(shorter):  # the common case (equal, or one cut short): cheap
+        return None
+    differing, compared, numbers, rephrased = _differences(a, b)
+    if not numbers and not rephrased and differing <= MAX_DIFFERING * compared:
+        return None
+    if numbers == ["ocr"] and differing <= MAX_DIFFERING * compared:
+        return Disagreement("ementa", text, source, True,
+                            "a number differs as an OCR misreading does")
+    return Disagreement("ementa", text, source, False,
+                        f"another ementa ({differing} of {compared} words differ"
+                        + (", a number differs" if numbers else "") + ")")
+
+
+def _words(ementa: str) -> list[str]:
+    """The words of an ementa, folded, without the boilerplate some sources drop."""
+    if "](" in ementa:  # a Markdown link: its words, not its address
+        ementa = _MARKDOWN_LINK.sub(r"\1", ementa)
+    loose = " ".join(_LOOSE_WORD.findall(fold_fast(_HYPHENATED.sub("", ementa))))
+    loose = _BOILERPLATE_TAIL.sub("", _BOILERPLATE_HEAD.sub("", loose))
+    return loose.split()
+
+
+def _differences(a: list[str], b: list[str]) -> tuple[int, int, list[str], bool]:
+    """Content words that differ, content words compared, the numbers that differ ('ocr'
+    when the two look like an OCR misreading of one another, else 'other'), and whether a
+    phrase was said otherwise (two content words or more in one place, none alike: "de
+    Professor" against "de merendeira e servente"). A word here and there is a misreading or
+    a typist's; a phrase replaced is another ementa.
+
+    They are compared as far as the shorter goes: the longer's words past it are the part the
+    shorter was cut before, and the shorter's last word may be cut inside ("providên").
+    """
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    long = long[:len(short) + _SLACK]
+    ops = SequenceMatcher(None, short, long, autojunk=False).get_opcodes()
+    if ops and ops[-1][0] == "insert" and ops[-1][4] == len(long):
+        ops.pop()  # the longer goes on past the end of the shorter
+    elif ops and ops[-1][0] == "replace" and ops[-1][2] == len(short) and \
+            ops[-1][2] - ops[-1][1] == 1 and long[ops[-1][3]].startswith(short[-1]):
+        ops.pop()  # the shorter was cut inside its last word
+    differing = compared = 0
+    numbers: list[str] = []
+    rephrased = False
+    for tag, i1, i2, j1, j2 in ops:
+        left = [w for w in short[i1:i2] if w not in _STOPWORDS]
+        right = [w for w in long[j1:j2] if w not in _STOPWORDS]
+        if tag == "equal":
+            compared += len(left)
+            continue
+        compared += max(len(left), len(right))
+        before = differing
+        for x, y in zip_longest(left, right, fillvalue=""):
+            if x.isdigit() and y.isdigit():
+                numbers.append("ocr" if looks_like_ocr(x, y) else "other")
+            elif x and y and SequenceMatcher(None, x, y).ratio() >= _SAME_WORD:
+                continue  # one word, misread or misspelt
+            differing += 1  # a number said on one side only is a word more ("de 5 de maio")
+        rephrased |= tag == "replace" and bool(left and right) and differing - before >= 2
+    return differing, compared, numbers, rephrased
