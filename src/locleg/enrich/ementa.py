@@ -151,6 +151,8 @@ _HYPHENATED = re.compile(r"(?<=[^\W\d_])[-\u00ad]\s+(?=[^\W\d_])")
 MAX_DIFFERING = 0.25
 # A word this alike its counterpart is the same word misread or misspelt ("provldências").
 _SAME_WORD = 0.75
+# Content words one ementa may say that the other leaves out (a shortening, not another ementa).
+_SHORTENING = 3
 # Words of the longer looked at past the shorter's length (words one of them adds inside).
 _SLACK = 4
 
@@ -221,6 +223,13 @@ def _differences(a: list[str], b: list[str]) -> tuple[int, int, list[str], bool]
         if tag == "equal":
             compared += len(left)
             continue
+        if tag != "replace":
+            # One says more. A few words ("o chamado mototaxi") are the other's shortening;
+            # a clause ("cria a taxa de controle ambiental e ...") is another ementa's.
+            if len(left) + len(right) > _SHORTENING:
+                compared += len(left) + len(right)
+                differing += len(left) + len(right)
+            continue
         compared += max(len(left), len(right))
         before = differing
         for x, y in zip_longest(left, right, fillvalue=""):
@@ -228,6 +237,6 @@ def _differences(a: list[str], b: list[str]) -> tuple[int, int, list[str], bool]
                 numbers.append("ocr" if looks_like_ocr(x, y) else "other")
             elif x and y and SequenceMatcher(None, x, y).ratio() >= _SAME_WORD:
                 continue  # one word, misread or misspelt
-            differing += 1  # a number said on one side only is a word more ("de 5 de maio")
-        rephrased |= tag == "replace" and bool(left and right) and differing - before >= 2
+            differing += 1
+        rephrased |= bool(left and right) and differing - before >= 2
     return differing, compared, numbers, rephrased
