@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -111,20 +112,40 @@ def marica_source_ementas() -> dict[str, str]:
     return found
 
 
+# What OCR makes of a letter (tesseract's commonest confusions on worn prints).
+OCR_LOOKALIKES = {"i": "l", "l": "1", "o": "0", "e": "c", "m": "rn", "a": "o", "s": "5",
+                  "u": "ii", "c": "e", "n": "ri"}
+
+
+def ocr_damaged(text: str, every: int, seed: int = 21) -> str:
+    """`text` with one letter of about one word in `every` printed as OCR misreads it."""
+    rng = random.Random(f"{seed}:{text}")
+    words = text.split(" ")
+    for index, word in enumerate(words):
+        spots = [at for at, ch in enumerate(word) if ch.lower() in OCR_LOOKALIKES]
+        if spots and rng.random() < 1 / every:
+            at = rng.choice(spots)
+            words[index] = word[:at] + OCR_LOOKALIKES[word[at].lower()] + word[at + 1:]
+    return " ".join(words)
+
+
 def measure_ementa_flags(data: Path = DATA, today: date = TODAY,
                          flagged: list[str] | None = None) -> dict[str, tuple[int, int]]:
     """Per measure, (flagged, of):
 
     labelled: the source's ementa is the labelled one (every flag is false); half: the labelled
-    one cut at half its length (every flag is false); marica: Maricá's ementa as
-    tests/data/search_real holds it; other: another norm's ementa (every flag is true);
+    one cut at half its length (every flag is false); ocr_5 and ocr_10: the labelled one
+    against the text's with one word in 5 (in 10) misread as OCR does (every flag is false);
+    marica: Maricá's ementa as tests/data/search_real holds it; other: another norm's ementa
+    (every flag is true);
     other_distinct: of those, the pairs whose two ementas differ, case, accents, punctuation
     and spacing aside (the others are one ementa, e.g. Feira's decrees' "ABRE CRÉDITO
     SUPLEMENTAR AO ORÇAMENTO DO MUNICÍPIO, E DÁ OUTRAS PROVIDÊNCIAS.").
     `flagged` collects a line per flag of the first three, and per pair the fourth missed.
     """
     read = read_ementas(data, today)
-    counts = {k: [0, 0] for k in ("labelled", "half", "marica", "other", "other_distinct")}
+    counts = {k: [0, 0] for k in ("labelled", "half", "ocr_10", "ocr_5", "marica", "other",
+                                   "other_distinct")}
 
     def count(measure: str, label: dict, source: str, ementa: str, want: bool) -> None:
         found = disagreement(source, ementa)
@@ -136,6 +157,8 @@ def measure_ementa_flags(data: Path = DATA, today: date = TODAY,
     for label, ementa in read:
         count("labelled", label, label["ementa"], ementa, False)
         count("half", label, label["ementa"][:len(label["ementa"]) // 2], ementa, False)
+        for every in (10, 5):
+            count(f"ocr_{every}", label, label["ementa"], ocr_damaged(ementa, every), False)
     marica = marica_source_ementas()
     for label, ementa in read:
         if label["city"] == "marica-rj" and label["source"]["path"] in marica:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
-from itertools import zip_longest
 
 from .heading import Disagreement, Heading, fold_fast, looks_like_ocr
 
@@ -140,19 +139,35 @@ def _loose(text: str) -> str:
 # boilerplate some sources keep and others drop ("Dispõe sobre", "e dá outras providências").
 _STOPWORDS = frozenset(
     "a o as os e ou de da do das dos em na no nas nos ao aos à às para por pela pelo pelas "
-    "pelos com sem sobre que se um uma seu sua seus suas n art arts".split())
-_BOILERPLATE_HEAD = re.compile(r"^(?:ementa|assunto|sumula)\s+|^dispoe\s+sobre\s+")
+    "pelos com sem sobre que se um uma seu sua seus suas art arts dispoe".split())
+_BOILERPLATE_HEAD = re.compile(r"^(?:ementa|assunto|sumula)\s+")
 _BOILERPLATE_TAIL = re.compile(r"\s+(?:e\s+)?(?:da|adota|dando|toma)\s+outras?\s+providencias?$")
 _LOOSE_WORD = re.compile(r"[^\W_]+")
+
+
+class _LettersTable(dict):
+    """For str.translate: a character folded (fold_fast) if a letter or digit, else dropped;
+    filled on first sight, so one pass over the ementa does both."""
+
+    def __missing__(self, code: int) -> str:
+        self[code] = kept = "".join(c for c in fold_fast(chr(code)) if c.isalnum())
+        return kept
+
+
+_LETTERS = _LettersTable()
+_TAILS = tuple(f"{e}{verb}outra{s}providencia{s}" for e in ("e", "") for s in ("s", "")
+               for verb in ("da", "adota", "dando", "toma"))
 # A hyphen at a line's end inside a word ("provi-\ndências", "provi- dências" once joined).
 _HYPHENATED = re.compile(r"(?<=[^\W\d_])[-\u00ad]\s+(?=[^\W\d_])")
 # Of the content words the two ementas share room for, how many may differ (OCR damage, a
 # reworded word) before they are different ementas.
-MAX_DIFFERING = 0.25
+MAX_DIFFERING = 0.1
 # A word this alike its counterpart is the same word misread or misspelt ("provldências").
 _SAME_WORD = 0.75
 # Content words one ementa may say that the other leaves out (a shortening, not another ementa).
 _SHORTENING = 3
+# Digits OCR prints for letters, read back as the letters inside a word.
+_OCR_LETTERS = str.maketrans("01|5", "olls")
 # Words of the longer looked at past the shorter's length (words one of them adds inside).
 _SLACK = 4
 
@@ -170,21 +185,34 @@ def disagreement(source: str | None, text: str | None) -> Disagreement | None:
     """
     if not source or not text:
         return None
+    shorter, longer = sorted((_letters(source), _letters(text)), key=len)
+    if not shorter or longer.startswith(shorter):  # the common case: equal, or one cut short
+        return None
     a, b = _words(source), _words(text)
     if not a or not b:
-        return None
-    shorter, longer = sorted(("".join(a), "".join(b)), key=len)
-    if longer.startswith(shorter):  # the common case (equal, or one cut short): cheap
         return None
     differing, compared, numbers, rephrased = _differences(a, b)
     if not numbers and not rephrased and differing <= MAX_DIFFERING * compared:
         return None
-    if numbers == ["ocr"] and differing <= MAX_DIFFERING * compared:
+    if numbers == ["ocr"] and differing == 1:  # that number alone differs
         return Disagreement("ementa", text, source, True,
                             "a number differs as an OCR misreading does")
     return Disagreement("ementa", text, source, False,
                         f"another ementa ({differing} of {compared} words differ"
                         + (", a number differs" if numbers else "") + ")")
+
+
+def _letters(ementa: str) -> str:
+    """An ementa's letters and digits alone, folded, without the boilerplate some sources drop:
+    two writings of one ementa, or one cut short of the other, compare as a prefix."""
+    letters = ementa.translate(_LETTERS)
+    for head in ("ementa", "dispoesobre"):
+        if letters.startswith(head):
+            letters = letters[len(head):]
+    for tail in _TAILS:
+        if letters.endswith(tail):
+            return letters[:-len(tail)]
+    return letters
 
 
 def _words(ementa: str) -> list[str]:
@@ -211,19 +239,31 @@ def _differences(a: list[str], b: list[str]) -> tuple[int, int, list[str], bool]
     ops = SequenceMatcher(None, short, long, autojunk=False).get_opcodes()
     if ops and ops[-1][0] == "insert" and ops[-1][4] == len(long):
         ops.pop()  # the longer goes on past the end of the shorter
-    elif ops and ops[-1][0] == "replace" and ops[-1][2] == len(short) and \
-            ops[-1][2] - ops[-1][1] == 1 and long[ops[-1][3]].startswith(short[-1]):
-        ops.pop()  # the shorter was cut inside its last word
+    elif ops and ops[-1][0] == "replace" and ops[-1][2] == len(short):
+        # the shorter ends here: the longer's words past as many are the part it was cut before
+        tag, i1, i2, j1, j2 = ops.pop()
+        j2 = min(j2, j1 + i2 - i1)
+        if long[j2 - 1].startswith(short[-1]):
+            i2, j2 = i2 - 1, j2 - 1  # and it was cut inside its last word ("providên")
+        if i1 < i2:
+            ops.append((tag, i1, i2, j1, j2))
     differing = compared = 0
     numbers: list[str] = []
     rephrased = False
     for tag, i1, i2, j1, j2 in ops:
-        left = [w for w in short[i1:i2] if w not in _STOPWORDS]
-        right = [w for w in long[j1:j2] if w not in _STOPWORDS]
+        left = [w for w in short[i1:i2] if _content(w)]
+        right = [w for w in long[j1:j2] if _content(w)]
         if tag == "equal":
             compared += len(left)
             continue
-        if tag != "replace":
+        # the words of one side alike a word of the other are one word misread
+        for x in list(left):
+            y = next((y for y in right if _alike(x, y)), None)
+            if y is not None:
+                left.remove(x)
+                right.remove(y)
+                compared += 1
+        if not left or not right:
             # One says more. A few words ("o chamado mototaxi") are the other's shortening;
             # a clause ("cria a taxa de controle ambiental e ...") is another ementa's.
             if len(left) + len(right) > _SHORTENING:
@@ -231,12 +271,37 @@ def _differences(a: list[str], b: list[str]) -> tuple[int, int, list[str], bool]
                 differing += len(left) + len(right)
             continue
         compared += max(len(left), len(right))
-        before = differing
-        for x, y in zip_longest(left, right, fillvalue=""):
-            if x.isdigit() and y.isdigit():
-                numbers.append("ocr" if looks_like_ocr(x, y) else "other")
-            elif x and y and SequenceMatcher(None, x, y).ratio() >= _SAME_WORD:
-                continue  # one word, misread or misspelt
-            differing += 1
-        rephrased |= bool(left and right) and differing - before >= 2
+        differing += max(len(left), len(right))
+        rephrased |= max(len(left), len(right)) >= 2
+        for x, y in zip([w for w in left if w.isdigit()], [w for w in right if w.isdigit()],
+                        strict=False):
+            numbers.append("ocr" if looks_like_ocr(x, y) else "other")
     return differing, compared, numbers, rephrased
+
+
+def _content(word: str) -> bool:
+    """A word that says something: not an article or preposition, nor a shard of one or two
+    letters (OCR's "Dc" for "DE"); a number always ("0" alone is OCR's "O")."""
+    if word.isdigit():
+        return word != "0"
+    return len(word) > 2 and word not in _STOPWORDS
+
+
+def _alike(x: str, y: str) -> bool:
+    """One word misread or misspelt ("provldências", "C0NSELHO", "rnunicipal", "Rerida", "QUc"): one
+    letter of a short word, or difflib's ratio, once OCR's look-alikes are read as letters; the
+    lengths alone rule most pairs out first (the ratio cannot exceed what they allow)."""
+    if 2 * min(len(x), len(y)) < _SAME_WORD * (len(x) + len(y)) - 2:
+        return False
+    if x.isdigit() or y.isdigit():
+        return x == y  # a number is another number, however alike ("1165", "1169")
+    for a, b in ((x, y), (_as_letters(x), _as_letters(y))):
+        if len(a) == len(b) and sum(p != q for p, q in zip(a, b, strict=True)) <= 1:
+            return True
+        if SequenceMatcher(None, a, b, autojunk=False).ratio() >= _SAME_WORD:
+            return True
+    return False
+
+
+def _as_letters(word: str) -> str:
+    return word.translate(_OCR_LETTERS).replace("rn", "m").replace("ri", "n").replace("ii", "u")
