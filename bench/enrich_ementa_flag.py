@@ -4,7 +4,9 @@ the comparison's price.
 On the real labelled first pages (tests/data/real_headings/: Feira de Santana, Maricá, Rio
 Branco, Tucano), of the texts whose ementa is read:
 1. false flags: the source's ementa is the labelled one; the labelled one cut at half its
-   length; Maricá's ementa as tests/data/search_real holds it (bench/search_real_corpus.py's
+   length; the labelled one against the text's with one letter of about one word in 10 (in 5)
+   printed as OCR misreads it (tests/real_headings.ocr_damaged, seeded); Maricá's ementa as
+   tests/data/search_real holds it (bench/search_real_corpus.py's
    reading of the published Markdown, links and notes as written: the nearest thing to a
    source's field with both an ementa and its text; a flag there is read and said).
 2. true flags (recall): each text given the next norm's labelled ementa of its municipality;
@@ -45,6 +47,8 @@ def flags() -> None:
     row("source's ementa", "flagged", "target")
     row("the labelled one (false flags)", _share(*figures["labelled"]), "0")
     row("the labelled one cut at half (false flags)", _share(*figures["half"]), "0")
+    row("the labelled one, the text OCR-damaged 1 in 10", _share(*figures["ocr_10"]), "0")
+    row("  1 word in 5", _share(*figures["ocr_5"]), "0")
     row("Maricá's, as search_real holds it", _share(*figures["marica"]), "read each")
     row("another norm's (true flags)", _share(*figures["other"]), "")
     row("  of them where the two differ", _share(*figures["other_distinct"]), "≥ 0.98")

@@ -162,8 +162,6 @@ _HYPHENATED = re.compile(r"(?<=[^\W\d_])[-\u00ad]\s+(?=[^\W\d_])")
 # Of the content words the two ementas share room for, how many may differ (OCR damage, a
 # reworded word) before they are different ementas.
 MAX_DIFFERING = 0.1
-# A word this alike its counterpart is the same word misread or misspelt ("provldências").
-_SAME_WORD = 0.75
 # Content words one ementa may say that the other leaves out (a shortening, not another ementa).
 _SHORTENING = 3
 # Digits OCR prints for letters, read back as the letters inside a word.
@@ -256,13 +254,19 @@ def _differences(a: list[str], b: list[str]) -> tuple[int, int, list[str], bool]
         if tag == "equal":
             compared += len(left)
             continue
-        # the words of one side alike a word of the other are one word misread
-        for x in list(left):
-            y = next((y for y in right if _alike(x, y)), None)
-            if y is not None:
-                left.remove(x)
-                right.remove(y)
+        # a word of one side alike a word of the other near it is one word misread (OCR
+        # damages words, it does not move them)
+        used: set[int] = set()
+        unmatched = []
+        for i, x in enumerate(left):
+            near = (j for j in range(max(0, i - 2), min(len(right), i + 3)) if j not in used)
+            j = next((j for j in near if _alike(x, right[j])), None)
+            if j is None:
+                unmatched.append(x)
+            else:
+                used.add(j)
                 compared += 1
+        left, right = unmatched, [y for j, y in enumerate(right) if j not in used]
         if not left or not right:
             # One says more. A few words ("o chamado mototaxi") are the other's shortening;
             # a clause ("cria a taxa de controle ambiental e ...") is another ementa's.
@@ -288,19 +292,29 @@ def _content(word: str) -> bool:
 
 
 def _alike(x: str, y: str) -> bool:
-    """One word misread or misspelt ("provldências", "C0NSELHO", "rnunicipal", "Rerida", "QUc"): one
-    letter of a short word, or difflib's ratio, once OCR's look-alikes are read as letters; the
-    lengths alone rule most pairs out first (the ratio cannot exceed what they allow)."""
-    if 2 * min(len(x), len(y)) < _SAME_WORD * (len(x) + len(y)) - 2:
-        return False
+    """One word misread or misspelt ("provldências", "C0NSELHO", "rnunicipal", "Rerida",
+    "QUc"): a letter in four changed, added or lost (one in a short word), as written or once
+    OCR's look-alikes are read as letters. A number is alike only itself ("1165", "1169")."""
     if x.isdigit() or y.isdigit():
-        return x == y  # a number is another number, however alike ("1165", "1169")
-    for a, b in ((x, y), (_as_letters(x), _as_letters(y))):
-        if len(a) == len(b) and sum(p != q for p, q in zip(a, b, strict=True)) <= 1:
-            return True
-        if SequenceMatcher(None, a, b, autojunk=False).ratio() >= _SAME_WORD:
-            return True
-    return False
+        return x == y
+    return _near(x, y) or _near(_as_letters(x), _as_letters(y))
+
+
+def _near(x: str, y: str) -> bool:
+    """Levenshtein distance within a quarter of the longer word (at least 1), given up as soon
+    as every path exceeds it (most pairs of different words, after a letter or two)."""
+    allowed = max(1, max(len(x), len(y)) // 4)
+    if abs(len(x) - len(y)) > allowed:
+        return False
+    previous = list(range(len(y) + 1))
+    for i, a in enumerate(x, 1):
+        current = [i]
+        for j, b in enumerate(y, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b)))
+        if min(current) > allowed:
+            return False
+        previous = current
+    return previous[-1] <= allowed
 
 
 def _as_letters(word: str) -> str:
