@@ -22,6 +22,7 @@ from locleg.corpus import init_corpus
 from locleg.enrich.ementa import disagreement
 from locleg.enrich.run import enrich
 from locleg.store.schema import record
+from tests.conftest import run_cli
 from tests.explorer_fixtures import LiveServer
 from tests.real_headings import (
     another_norms_ementa,
@@ -184,22 +185,39 @@ def corpus(tmp_path):
     c.close()
 
 
-def test_the_flag_is_stored_shown_and_the_sources_ementa_kept(corpus):
+WRONG = "Regula o pagamento a credores do Município."  # another norm's ementa, say
+
+
+def _three_records(corpus) -> tuple[Corpus, dict, dict]:
+    """Three decrees of Feira de Santana with their real texts: "mixed" has another norm's
+    ementa, "cut" its own cut at half and in lowercase, "bare" none."""
     built = Corpus(corpus)
     built.source("sapl", "sapl", code=FEIRA)
-    texts = {}
-    for name, prefix in (("mixed", "013-"), ("cut", "053-"), ("bare", "005-")):
-        texts[name] = text_of(prefix)
+    texts = {name: text_of(prefix)
+             for name, prefix in (("mixed", "013-"), ("cut", "053-"), ("bare", "005-"))}
     mixed_label, cut_label = texts["mixed"][1], texts["cut"][1]
-    wrong = "Regula o pagamento a credores do Município."  # another norm's, say
     built.record("mixed", "sapl", "d8853", "Decreto", mixed_label["number"], 2013, code=FEIRA,
-                 ementa=wrong)
+                 ementa=WRONG)
     built.record("cut", "sapl", "d8845", "Decreto", cut_label["number"], 2013, code=FEIRA,
                  ementa=cut_label["ementa"][:len(cut_label["ementa"]) // 2].lower())
     built.record("bare", "sapl", "bare", "Decreto", texts["bare"][1]["number"], 2013,
                  code=FEIRA)
     for name, (text, _) in texts.items():
         built.text(name, [text])
+    return built, mixed_label, cut_label
+
+
+def test_the_enrich_command_counts_the_ementa_disagreements(corpus):
+    _three_records(corpus)
+    corpus.close()
+    shown = run_cli("enrich", "--no-reread", corpus=corpus.settings.folder, check=True).stdout
+    assert "3 headings read (1 ementas read from the text" in " ".join(shown.split())
+    assert "1 disagreeing with their source, 1 of them on the ementa" in " ".join(shown.split())
+
+
+def test_the_flag_is_stored_shown_and_the_sources_ementa_kept(corpus):
+    built, mixed_label, cut_label = _three_records(corpus)
+    wrong = WRONG
     report = enrich(corpus, reread=False)
     assert (report.headings, report.disagreements, report.ementa_disagreements) == (3, 1, 1)
     assert report.ementas == 1  # the bare record's, read from its text
