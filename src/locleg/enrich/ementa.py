@@ -1,5 +1,6 @@
 """The ementa as the text prints it: the paragraph right after the heading ("DISPÕE SOBRE ...",
-"Altera a Lei nº ...", often in capitals or in quotation marks), for norms whose record has none.
+"Altera a Lei nº ...", often in capitals or in quotation marks), for norms whose record has none;
+and, where the record has one, whether the two are one ementa (`disagreement`).
 
 A person finds it by where it stands: after the heading line(s) and before the preamble ("O
 PREFEITO MUNICIPAL DE ..., no uso de suas atribuições", "A CÂMARA MUNICIPAL aprovou e eu
@@ -165,7 +166,7 @@ MAX_DIFFERING = 0.1
 # Content words one ementa may say that the other leaves out (a shortening, not another ementa).
 _SHORTENING = 3
 # Digits OCR prints for letters, read back as the letters inside a word.
-_OCR_LETTERS = str.maketrans("01|5", "olls")
+_OCR_LETTERS = str.maketrans("015", "ols")
 # Words of the longer looked at past the shorter's length (words one of them adds inside).
 _SLACK = 4
 
@@ -285,7 +286,7 @@ def _differences(a: list[str], b: list[str]) -> tuple[int, int, list[str], bool]
 
 def _content(word: str) -> bool:
     """A word that says something: not an article or preposition, nor a shard of one or two
-    letters (OCR's "Dc" for "DE"); a number always ("0" alone is OCR's "O")."""
+    letters (OCR's "Dc" for "DE"); a number always, but for a lone "0" (OCR's "O")."""
     if word.isdigit():
         return word != "0"
     return len(word) > 2 and word not in _STOPWORDS
