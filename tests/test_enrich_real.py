@@ -221,7 +221,7 @@ def test_the_texts_ementa_shows_where_the_record_has_none(corpus):
     assert bare["ementa"] == label["ementa"]
     assert json.loads(bare["provenance"])["ementa"] == {"record": built.records["bare"],
                                                        "from": "text"}
-    # The source's own ementa is kept, and the text is not read for one.
+    # The source's own ementa is kept: the text's is compared with it, never taken for it.
     assert given["ementa"] == "Regula o pagamento a credores do Município."
     assert json.loads(given["provenance"])["ementa"] == {"record": built.records["given"]}
     with corpus.store.engine.connect() as conn:

@@ -620,8 +620,15 @@ def test_quality_lists_unmatched_records_disagreeing_headings_and_enrichment_pro
     assert (alone["id"], alone["norm_id"], alone["reason"], alone["number"]) == (
         site.records["sn"], site.norms["sn"], "no number (s/n)", "s/n")
     headings = quality["headings"]
-    assert headings["total"] == 2
+    assert headings["total"] == 4
     by_record = {r["id"]: r for r in headings["records"]}
+    # The decree's and Petrolina's texts print another ementa than their records' (issue 21).
+    for name, printed in (("decree", "Fixa a tarifa do serviço de moto-táxi em R$ 5,00."),
+                          ("petrolina", "O serviço de mototáxi será prestado por "
+                                        "permissionários.")):
+        [other] = by_record[site.records[name]]["disagreements"]
+        assert (other["field"], other["heading"], other["ocr_misreading"]) == (
+            "ementa", printed, False)
     misread = by_record[site.records["altering"]]
     assert misread["disagreements"] == [{
         "field": "number", "heading": "1165", "source": "1169", "ocr_misreading": True,
@@ -647,17 +654,18 @@ def test_quality_lists_unmatched_records_disagreeing_headings_and_enrichment_pro
         assert shown in html, shown
     # Scoped like the rest of the page.
     elsewhere = get_json(site, "/quality.json?j=2611101")
-    assert elsewhere["unmatched"]["records"] == [] and elsewhere["headings"]["records"] == []
+    assert elsewhere["unmatched"]["records"] == []
+    assert [r["id"] for r in elsewhere["headings"]["records"]] == [site.records["petrolina"]]
     assert elsewhere["enrich_problems"]["problems"] == []
     here = get_json(site, f"/quality.json?j={JUAZEIRO}")
-    assert len(here["enrich_problems"]["problems"]) == 2 and here["headings"]["total"] == 2
+    assert len(here["enrich_problems"]["problems"]) == 2 and here["headings"]["total"] == 3
     # Each section pages on its own token.
     from locleg.web import review
 
     monkeypatch.setattr(review, "REVIEW_PAGE", 1)
     for section, rows, key, expected in (
             ("headings", "records", "id",
-             {site.records["altering"], site.records["seed_dump"]}),
+             {site.records["altering"], site.records["seed_dump"], site.records["decree"]}),
             ("enrich_problems", "problems", "id", {cycle["id"], heading["id"]})):
         seen, path = [], f"/quality.json?j={JUAZEIRO}"
         while path:

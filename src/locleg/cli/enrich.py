@@ -32,6 +32,7 @@ def enrich(no_reread: bool, corpus_dir: Path | None) -> None:
         f"Enriched {report.norms:,} norms in {report.seconds:,.1f} s: {report.headings:,} "
         f"headings read ({report.ementas:,} ementas read from the text, "
         f"{report.rereads:,} read again from the original, "
-        f"{report.disagreements:,} disagreeing with their source), {report.citations:,} "
+        f"{report.disagreements:,} disagreeing with their source, "
+        f"{report.ementa_disagreements:,} of them on the ementa), {report.citations:,} "
         f"citations ({report.resolved:,} to norms of the corpus), {report.moved:,} records "
         "joined another norm")

@@ -206,9 +206,9 @@ class Heading:
 
 @dataclass(frozen=True)
 class Disagreement:
-    """One field on which the heading and the source's metadata differ."""
+    """One field on which the heading (or the ementa after it) and the source's metadata differ."""
 
-    field: str  # 'type', 'number', 'year' or 'date'
+    field: str  # 'type', 'number', 'year', 'date', or 'ementa' (enrich/ementa.py)
     heading: str  # what the heading says
     source: str  # what the metadata says
     ocr_misreading: bool  # a near match: the heading was probably misread

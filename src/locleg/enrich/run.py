@@ -4,7 +4,8 @@ Triggers queue a norm in `enrich_queue` when a record of it, a document or an ex
 changes (migration 0007). `enrich(corpus)` works through the queue in batches: it reads the
 heading of each record's texto integral (typing a generic record, flagging a heading that
 disagrees with its metadata, reading it again from the original when that looks like an OCR
-misreading) and the ementa printed after it (shown where no record has one), extracts the
+misreading) and the ementa printed after it (shown where no record has one, compared with the
+record's where it has one: a different ementa is flagged, the source's kept), extracts the
 citations of the norm's texts and resolves them to corpus norms, and recomputes the legal
 status and cited-by counts of every norm those citations touch. Norms that did not
 change are not read again. Import, harvest and extract run it at their end.
@@ -38,6 +39,7 @@ from ..store.schema import (
     version,
 )
 from .citations import NormRef, citation_key, citation_urn, find_citations, revocation_cycles
+from .ementa import disagreement as ementa_disagreement
 from .ementa import read_ementa
 from .heading import compare, read_heading
 from .identity import family_of
@@ -57,7 +59,8 @@ class EnrichReport:
     headings: int = 0  # records whose heading was read
     ementas: int = 0  # of them, those whose ementa was read from the text
     rereads: int = 0  # headings read again from the original at a higher resolution
-    disagreements: int = 0  # records whose heading still disagrees with their metadata
+    disagreements: int = 0  # records whose heading or ementa still disagrees with their metadata
+    ementa_disagreements: int = 0  # of them, those whose text prints another ementa
     citations: int = 0
     resolved: int = 0  # citations that name a norm of the corpus
     moved: int = 0  # records that joined another norm after their heading was read
@@ -183,10 +186,17 @@ def _read_headings(corpus: Corpus, docs: list, texts: dict, methods: dict[int, s
                 report.rereads += 1
             except (BlobError, RereadError) as e:
                 report.problems.append(f"record {d.record_id}: heading not read again: {e}")
+        # Read after the heading as the page prints it (a second reading's lines are of
+        # another text). A record with an ementa of its own keeps it: the text's is only
+        # compared with it, and a different one is flagged beside the heading's fields.
+        ementa = read_ementa(pages[0][1], first) if first else None
+        if ementa and d.ementa:
+            differs = ementa_disagreement(d.ementa, ementa)
+            if differs:
+                disagreements = [*disagreements, differs]
+                report.ementa_disagreements += 1
+            ementa = None
         report.disagreements += bool(disagreements)
-        # Read where the record has none (the source's ementa is kept when it has one), after
-        # the heading as the page prints it (a second reading's lines are of another text).
-        ementa = read_ementa(pages[0][1], first) if first and not d.ementa else None
         report.ementas += ementa is not None
         reading.headings.append({
             "b_id": d.record_id, "b_version": d.version_id,

@@ -127,7 +127,8 @@ record = Table(
     Column("heading_ementa", Text),
     Column("unmatched", Text),  # why it has no key and stands alone (s/n, no year, ...)
     # JSON: where its heading and its metadata disagree ([{field, heading, source,
-    # ocr_misreading}]), for the quality page
+    # ocr_misreading}]), for the quality page; field "ementa" when its text prints another
+    # ementa than the record's (the record's is kept)
     Column("heading_disagreement", Text),
     UniqueConstraint("source_id", "native_id", name="uq_record_native"),
 )

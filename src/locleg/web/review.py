@@ -1,7 +1,8 @@
 """The quality page's review of identity and enrichment: what an operator should look at.
 
 Records that stand alone (no year, "s/n", a generic type its text did not resolve), headings
-that disagree with their source's metadata (and whether that looks like an OCR misreading),
+that disagree with their source's metadata (and whether that looks like an OCR misreading) or
+are followed by another ementa than the source's (a disagreement of field "ementa"),
 and the problems enrichment recorded (norms that revoke one another, headings it could not
 read again). Each list is keyed by id, newest first, and scoped like the rest of the page.
 """
