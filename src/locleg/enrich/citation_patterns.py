@@ -290,6 +290,14 @@ NOTE = re.compile(r"""
     )\b[^()]*$
 """, re.VERBOSE)
 
+# A note that opens with the cited norm as the subject of a past act: "(A Emenda Nº 008/2002,
+# de 28.01.2002, alterou a redação do artigo…)": the cited norm acted on the citing one.
+NOTE_SUBJECT_BEFORE = re.compile(r"\(\s*(?:(?:a|o)\s+)?$")
+NOTE_SUBJECT_ACT = re.compile(r"""
+    \s*,?\s*(?:(?P<altered>alterou|modificou|acrescentou|incluiu|deu\s+nova\s+reda[cç][aã]o)
+      |(?P<revoked>revogou|suprimiu)|(?P<regulated>regulamentou))\b
+""", re.VERBOSE)
+
 # "alterada pela Lei nº …": the cited norm is the agent of an act on another norm.
 AGENT = re.compile(r"\b(?:pel[oa]s?|atrav[eé]s\s+d[oa]s?|por\s+meio\s+d[oa]s?)\s+"
                    r"(?:(?:referid|mencionad|citad|aludid|mesm)[oa]s?\s+)?$")
@@ -318,6 +326,25 @@ EMENDA_NUMBER_FIRST = re.compile(rf"""
     emendas?\s*{_NO}?\s*(?P<num>\d{{1,4}})(?:\s?/\s?(?P<year>\d{{4}}|\d{{2}})(?!\d))?
     \s+(?:[àa]|ao)\s+(?:lei\s+org[aâá]nica|(?-i:LOM))(?:\s+(?:do\s+munic[ií]pio|municipal))?
 """, _I)
+
+# "Emenda nº 43", "da Emenda 43, de 08 de Dezembro de 2014": an amendment named without what it
+# amends, read as one to the town's Lei Orgânica when that is named near it (LOM_NEAR, within
+# EMENDA_REACH characters either side) and it is no bill's or a bill's amendment.
+EMENDA_BARE = re.compile(r"emendas?(?=\s*(?:n[º°ª.]|n\s*[º°]|\d))")
+EMENDA_BARE_NOT_BEFORE = re.compile(r"(?:propostas?|projetos?|\bpec|\bpl)\s+(?:de\s+)?$")
+EMENDA_BARE_NOT_AFTER = re.compile(
+    r"\s*,?\s*(?:a[os]?|à|às)\s+(?:projeto|proposta|pl\b|substitutivo|constitui|medida)")
+LOM_NEAR = re.compile(r"lei\s+org[aâá]nica|\blom\b")
+EMENDA_REACH = 400
+
+# A sphere written after a list, for all of it: "Leis nº 8.666/93 e 10.520/02, federais", "as
+# Leis nº 1 e 2, ambas estaduais", "o Decreto nº 45810, de 2016, ambos do Estado do Rio".
+SPHERE_AFTER_ALL = re.compile(r"""
+    \s*,?\s*(?:(?P<all>amb[ao]s|tod[ao]s)\s*,?\s*)?
+    (?:(?P<federal>federais\b|(?(all)(?:federa(?:l|is)\b|da\s+uni[aã]o\b)|(?!)))
+      |(?P<estadual>estaduais\b|(?(all)(?:estadua(?:l|is)\b|do\s+estado\s+d[aoe]s?\s+
+        (?!calamidade|emerg|s[ií]tio|defesa))|(?!))))
+""", re.VERBOSE)
 
 # Verbs of the citing norm acting on a norm named after them.
 ACT_BEFORE = re.compile(r"""
