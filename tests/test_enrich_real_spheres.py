@@ -160,15 +160,25 @@ def test_town_numbering_needs_a_year_enough_norms_and_a_margin():
     numbering = TownNumbering([("lei", str(n), 2010) for n in range(100, 110)]
                               + [("lei.complementar", "2", 2010)] * 5
                               + [("portaria", "5", 2010)] * 5)
-    assert numbering.beyond("lei", "400", 2012)
+    assert numbering.beyond("lei", "400", 2008) and numbering.beyond("lei", "400", 2010)
     assert not numbering.beyond("lei", "150", 2010)  # within 1.5 times
-    assert not numbering.beyond("lei", "400", 2013)  # no norm held within two years
+    assert not numbering.beyond("lei", "400", 2011)  # only earlier years held: no bound
+    assert not numbering.beyond("lei", "400", 2007)  # no norm held within two years after
     assert not numbering.beyond("lei", "400", None)
     assert not numbering.beyond("lei.complementar", "4", 2010)  # a young series
     assert numbering.beyond("lei.complementar", "40", 2010)
     assert not numbering.beyond("portaria", "900", 2010)  # several bodies number them
     assert not TownNumbering([("lei", "1", 2010)] * 4).beyond("lei", "900", 2010)
     assert not TownNumbering([])
+
+
+def test_a_series_that_grew_after_the_years_held_is_not_judged_by_them():
+    # Maricá/RJ, LC of 1990 (the statute of its servants): "regidos pela Lei 72 de 17/11/1978",
+    # Maricá's own law; its corpus holds laws 4 to 17 of 1977 and none of 1978-80
+    numbering = TownNumbering(corpus_keys()["br;rio.janeiro;marica"])
+    [c] = find_citations("Os funcionários estatutários regidos pela Lei 72 de 17/11/78, passam "
+                         "automaticamente para o novo Regime desta Lei.", numbering=numbering)
+    assert (c.number, c.year, c.sphere, c.flags) == ("72", 1978, "municipal", ())
 
 
 def test_a_citation_flagged_beyond_is_of_no_sphere():

@@ -2,11 +2,13 @@
 its corpus holds: a citation that writes no sphere ("Lei 3531 de 10 de novembro de 1976", a law
 of Bahia cited in a Feira de Santana text) whose number is far beyond it is not the town's.
 
-A town numbers its laws (decrees, resolutions…) in one series, so the numbers its corpus holds
-within a couple of years of a cited year bound what it could have numbered then. A number more
-than RATIO times the highest one held within WINDOW years of the citation's year (and MARGIN
-beyond it) is another sphere's, most often the state's. No judgement without a year, without
-MIN_NORMS held in the window, or for a type several bodies number (portarias).
+A town numbers its laws (decrees, resolutions…) in one growing series, so the numbers its
+corpus holds of the cited year and of the WINDOW years after it bound what it could have
+numbered then; earlier years bound nothing (Maricá's laws, numbered again from 1 in 1977, ran
+to 17 that year and to 72 by November 1978). A number more than RATIO times the highest one
+held in that window (and MARGIN beyond it) is another sphere's, most often the state's. No
+judgement without a year, with fewer than MIN_NORMS held in the window, or for a type several
+bodies number (portarias).
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from collections.abc import Iterable
 
 FAMILIES = frozenset({"lei", "lei.complementar", "decreto", "decreto.legislativo",
                       "resolucao", "emenda.lei.organica"})
-WINDOW = 2  # years either side
+WINDOW = 2  # years after the cited one
 RATIO = 1.5
 MARGIN = 20  # a young series (LC 4 when LC 2 is the highest held) is not judged by ratio alone
-MIN_NORMS = 5  # held within the window: fewer say little of a series (Feira held 4 laws of 1949-53)
+MIN_NORMS = 5  # held within the window: fewer say little of a series
 
 _LEADING = re.compile(r"\d+")
 
@@ -50,7 +52,7 @@ class TownNumbering:
         if family not in FAMILIES or year is None or value is None:
             return False
         highest = held = 0
-        for y in range(year - WINDOW, year + WINDOW + 1):
+        for y in range(year, year + WINDOW + 1):
             top = self._years.get((family, y))
             if top is not None:
                 highest, held = max(highest, top[0]), held + top[1]
