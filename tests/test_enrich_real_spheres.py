@@ -127,6 +127,14 @@ def test_a_singular_sphere_after_a_list_or_ambas_far_away_changes_nothing_before
     assert [c.sphere for c in found] == ["municipal", "federal"]
 
 
+def test_a_state_council_s_resolution_is_the_state_s():
+    # Feira de Santana, LC 41/2009 (its environmental code), art. 21
+    [c] = find_citations("§ 1º As atividades previstas no Anexo Único da Resolução CEPRAM nº "
+                         "3.925, de 30 de janeiro de 2009, que não estejam elencadas neste artigo")
+    assert (c.number, c.year, c.sphere, c.sphere_source) == ("3925", 2009, "estadual", "issuer")
+    assert citation_key(c, FEIRA).scope == "br;bahia"
+
+
 # -- 4. a number beyond the town's numbering -------------------------------------------------
 
 def _feira() -> TownNumbering:

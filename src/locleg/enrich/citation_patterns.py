@@ -119,7 +119,11 @@ FEDERAL_ISSUERS = {
     "inss": "instituto.nacional.seguro.social", "cnj": "conselho.nacional.justica",
     "fnde": "fundo.nacional.desenvolvimento.educacao",
     "cd/fnde": "fundo.nacional.desenvolvimento.educacao",
+    "cns": "conselho.nacional.saude",
 }
+# Issuers that make a resolution or portaria the state's: the states' environmental councils
+# ("Resolução CEPRAM nº 3.925" in Feira de Santana's environmental code is Bahia's).
+STATE_ISSUERS = frozenset({"cepram", "consema", "copam", "conema", "coema", "cema", "detran"})
 
 # --- well-known federal norms: by name, by acronym, by number and year -------------------
 
@@ -210,6 +214,7 @@ KNOWN_FEDERAL: dict[tuple[str, str, int], date] = {
     ("lei", "11947", 2009): date(2009, 6, 16), ("lei", "12009", 2009): date(2009, 7, 29),
     ("lei", "13019", 2014): date(2014, 7, 31), ("lei", "11107", 2005): date(2005, 4, 6),
     ("lei", "8213", 1991): date(1991, 7, 24), ("lei", "8212", 1991): date(1991, 7, 24),
+    ("lei", "8142", 1990): date(1990, 12, 28),
     ("lei", "9717", 1998): date(1998, 11, 27), ("lei", "13465", 2017): date(2017, 7, 11),
     ("lei", "4717", 1965): date(1965, 6, 29), ("lei", "7347", 1985): date(1985, 7, 24),
     ("lei", "9433", 1997): date(1997, 1, 8), ("lei", "6015", 1973): date(1973, 12, 31),
@@ -394,7 +399,8 @@ INCISO_START = re.compile(r"\s*[ivxl]{1,6}\s*[-–—.)]\s")
 
 # "Portaria nº 1.510/2009 do Ministério do Trabalho": a federal body after the number.
 FEDERAL_BODY_AFTER = re.compile(
-    r"\s*,?\s*d[oa]\s+(?:minist[eé]rio|secretaria\s+(?:especial|do\s+tesouro|da\s+receita)"
+    r"\s*,?\s*d[oa]\s+(?:ent[aã]o\s+)?"  # "do então Ministério do Orçamento e Gestão"
+    r"(?:minist[eé]rio|secretaria\s+(?:especial|do\s+tesouro|da\s+receita)"
     r"|ag[eê]ncia\s+nacional|conselho\s+nacional|senado\s+federal|c[aâ]mara\s+dos\s+deputados"
     r"|congresso\s+nacional)")
 

@@ -247,6 +247,8 @@ class Scan:
             source = "written"
         elif issuer and issuer.lower() in P.FEDERAL_ISSUERS:
             sphere, source = "federal", "issuer"
+        elif issuer and issuer.lower() in P.STATE_ISSUERS:
+            sphere, source = "estadual", "issuer"
         elif family in P.FEDERAL_FAMILIES:
             sphere, source = "federal", "type"
         elif year is not None and (family, number, year) in P.KNOWN_FEDERAL:
