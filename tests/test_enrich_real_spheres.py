@@ -49,6 +49,14 @@ def test_misspelt_first_words_and_a_sphere_after_them():
     assert (c.family, c.number) == ("lei.complementar", "45")
 
 
+def test_a_number_sign_split_in_two_letters():
+    # Feira de Santana, LC 118/2018, ementa
+    found = find_citations("REVOGANDO-SE AS SEGUINTES LEIS: LEI N O 1.615/1992, LEI Nº "
+                           "2.328/2002")
+    assert [(c.text, c.number, c.year) for c in found] == [
+        ("LEI N O 1.615/1992", "1615", 1992), ("LEI Nº 2.328/2002", "2328", 2002)]
+
+
 def test_words_of_their_own_and_changes_in_the_first_letters_are_no_type():
     for text in ("Leia nº 5 de 2010", "o leito nº 5 de 2010", "DECRETA nº 5 de 2010",
                  "o Decote nº 5 de 2010", "a Ementa nº 5 de 2010", "a Lwi nº 5/2010",

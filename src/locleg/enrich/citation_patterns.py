@@ -66,8 +66,9 @@ _DATE = r"""
     )?
 """
 _SPHERE = r"federa(?:l|is)|estadua(?:l|is)|municipa(?:l|is)|distrita(?:l|is)"
-# nº n° n.º N. nº. nºs no n (OCR drops and bends the ordinal sign)
-_NO = r"(?P<no>n[º°ª]\s?s?\.?|n\.\s?[º°o]?s?\.?|n\s[º°]s?\.?|no?s?(?=\s*\d)|n[uú]meros?)"
+# nº n° n.º N. nº. nºs no n "N O" (OCR and typing drop, bend and split the ordinal sign)
+_NO = (r"(?P<no>n[º°ª]\s?s?\.?|n\.\s?[º°o]?s?\.?|n\s[º°]s?\.?|no?s?(?=\s*\d)|n\so(?=\s\d)"
+       r"|n[uú]meros?)")
 
 REST = re.compile(rf"""
     (?:\s+(?P<sphere>{_SPHERE}))?
