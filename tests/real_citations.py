@@ -20,6 +20,7 @@ from locleg.enrich.citations import (
     REVOKED_BY,
     REVOKES,
     NormRef,
+    TownNumbering,
     citation_key,
     find_citations,
 )
@@ -79,10 +80,12 @@ def score_links(texts: list[LinkedText], keys: Path | None = None
     whose key names a norm there is resolved, rightly when that is the norm the site links;
     a link to a state or federal norm must never resolve to a municipal norm."""
     held = corpus_keys(keys)
+    numberings = _numberings(held)
     s: Counter = Counter()
     misses = []
     for lt in texts:
-        found = find_citations(lt.text, lt.own, level=lt.citing.level)
+        found = find_citations(lt.text, lt.own, level=lt.citing.level,
+                               numbering=numberings.get(lt.citing.lexml_label))
         for link in lt.links:
             s["links"] += 1
             hits = [c for c in found if c.start < link["end"] and link["start"] < c.end
@@ -105,6 +108,12 @@ def score_links(texts: list[LinkedText], keys: Path | None = None
                 s["resolved_right"] += (key.family, _digits(key.number), key.year) == (
                     link["family"], link["number"], link["year"]) and link["sphere"] == "municipal"
     return s, misses
+
+
+def _numberings(held: dict[str, set[tuple[str, str, int]]]) -> dict[str, TownNumbering]:
+    """Each town's numbering from the norms its publisher holds, as enrichment reads it from
+    the corpus (enrich/town_numbering.py)."""
+    return {town: TownNumbering(keys) for town, keys in held.items()}
 
 
 def load_revocations() -> list[dict]:
@@ -130,8 +139,10 @@ def score_revocations(cases: list[dict]) -> Counter:
 def score_labelled(texts: list[LabelledText]) -> Counter:
     """Citations (span, family, number, year), their kinds, spheres and the revoked flags."""
     s: Counter = Counter()
+    numberings = _numberings(corpus_keys())
     for lt in texts:
-        found = find_citations(lt.text, lt.own, level=lt.citing.level)
+        found = find_citations(lt.text, lt.own, level=lt.citing.level,
+                               numbering=numberings.get(lt.citing.lexml_label))
         got = {(c.start, c.end, c.family, c.number, c.year): c for c in found}
         want = {(x.start, x.end, x.family, x.number, x.year): x for x in lt.labels}
         s["labels"] += len(want)

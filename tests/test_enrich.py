@@ -296,6 +296,27 @@ def test_a_citation_made_before_its_norm_arrived_resolves_when_it_does(built):
     assert built.norm_of("old")["cited_by"] == 2
 
 
+def test_a_number_far_beyond_the_town_s_numbering_is_not_keyed_as_the_town_s(built):
+    # Feira de Santana, Resolução 150/1984, cites Bahia's Lei 3.531/1976 with no sphere word
+    # (issue 21); here a town whose laws of 2009 run to 105
+    built.source("sapl", "sapl")
+    for n in range(100, 106):
+        built.record(f"l{n}", "sapl", str(n), "Lei", str(n), 2009, date(2009, 3, n - 99))
+    built.record("res", "sapl", "r1", "Resolução", "150", 2009, date(2009, 6, 1))
+    built.text("res", ["RESOLUÇÃO Nº 150/2009\nFaço saber que a Câmara Municipal aprovou, na "
+                       "conformidade do Artigo 78, § 2º, ítem IX da Lei 3531 de 10 de novembro "
+                       "de 2009, e eu promulgo a seguinte Resolução:\nArt. 1º Fica alterada a "
+                       "Lei nº 105, de 5 de março de 2009."])
+    enrich(built.c)
+    with built.c.store.engine.connect() as conn:
+        rows = {r.number: r for r in conn.execute(select(
+            citation.c.number, citation.c.flags, citation.c.sphere, citation.c.target_key,
+            citation.c.target_norm_id).where(citation.c.norm_id == built.norm_of("res")["id"]))}
+    assert rows["3531"].flags == "beyond_town_numbering" and rows["3531"].sphere is None
+    assert rows["3531"].target_key is None and rows["3531"].target_norm_id is None
+    assert rows["105"].target_norm_id == built.norm_of("l105")["id"]
+
+
 _CITES_THE_LOM = ("DECRETO Nº {n}, DE 2 DE MARÇO DE 2015\nO PREFEITO MUNICIPAL DE JUAZEIRO, "
                   "no uso das atribuições que lhe confere o art. 61, inciso IV, da Lei "
                   "Orgânica do Município, DECRETA:\nArt. 1º Fica nomeado …")

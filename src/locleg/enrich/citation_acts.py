@@ -160,6 +160,11 @@ def _kind(low: str, c: Citation, s: int, e: int, frag_start: int, partial: bool,
           prev: Citation | None) -> str:
     lead_from = max(s, frag_start - 200)
     lead = low[lead_from:frag_start]
+    if P.NOTE_SUBJECT_BEFORE.search(lead[-6:]):
+        act = P.NOTE_SUBJECT_ACT.match(low, c.end, e)
+        if act:
+            return ALTERED_BY if act["altered"] else REVOKED_IN_PART_BY if act["revoked"] \
+                else REGULATED_BY
     note = P.NOTE.search(lead[-160:])
     if note:
         opened = frag_start - len(lead[-160:]) + note.start()

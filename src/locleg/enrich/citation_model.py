@@ -50,7 +50,9 @@ class Citation:
     `sphere_source` says where `sphere` came from: `written` ("Lei Federal"), `type`
     (a Decreto-Lei is federal), `issuer` (Resolução CONTRAN), `known` (a well-known federal
     law recognised by number and year, or by name), `text` (the same norm was cited with its
-    sphere earlier in the text), `implied` (no sphere written: the citing jurisdiction's).
+    sphere earlier in the text), `implied` (no sphere written: the citing jurisdiction's),
+    `unknown` (none written, and not the citing town's: flag `beyond_town_numbering`; sphere
+    None).
     `article` ("Art. 31") is filled for every kind but `cites`; None there, or before the
     first article (heading, ementa, preamble). `flags` give reasons to doubt.
     """

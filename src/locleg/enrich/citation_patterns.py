@@ -66,8 +66,9 @@ _DATE = r"""
     )?
 """
 _SPHERE = r"federa(?:l|is)|estadua(?:l|is)|municipa(?:l|is)|distrita(?:l|is)"
-# nº n° n.º N. nº. nºs no n (OCR drops and bends the ordinal sign)
-_NO = r"(?P<no>n[º°ª]\s?s?\.?|n\.\s?[º°o]?s?\.?|n\s[º°]s?\.?|no?s?(?=\s*\d)|n[uú]meros?)"
+# nº n° n.º N. nº. nºs no n "N O" (OCR and typing drop, bend and split the ordinal sign)
+_NO = (r"(?P<no>n[º°ª]\s?s?\.?|n\.\s?[º°o]?s?\.?|n\s[º°]s?\.?|no?s?(?=\s*\d)|n\so(?=\s\d)"
+       r"|n[uú]meros?)")
 
 REST = re.compile(rf"""
     (?:\s+(?P<sphere>{_SPHERE}))?
@@ -119,7 +120,11 @@ FEDERAL_ISSUERS = {
     "inss": "instituto.nacional.seguro.social", "cnj": "conselho.nacional.justica",
     "fnde": "fundo.nacional.desenvolvimento.educacao",
     "cd/fnde": "fundo.nacional.desenvolvimento.educacao",
+    "cns": "conselho.nacional.saude",
 }
+# Issuers that make a resolution or portaria the state's: the states' environmental councils
+# ("Resolução CEPRAM nº 3.925" in Feira de Santana's environmental code is Bahia's).
+STATE_ISSUERS = frozenset({"cepram", "consema", "copam", "conema", "coema", "cema", "detran"})
 
 # --- well-known federal norms: by name, by acronym, by number and year -------------------
 
@@ -210,6 +215,7 @@ KNOWN_FEDERAL: dict[tuple[str, str, int], date] = {
     ("lei", "11947", 2009): date(2009, 6, 16), ("lei", "12009", 2009): date(2009, 7, 29),
     ("lei", "13019", 2014): date(2014, 7, 31), ("lei", "11107", 2005): date(2005, 4, 6),
     ("lei", "8213", 1991): date(1991, 7, 24), ("lei", "8212", 1991): date(1991, 7, 24),
+    ("lei", "8142", 1990): date(1990, 12, 28),
     ("lei", "9717", 1998): date(1998, 11, 27), ("lei", "13465", 2017): date(2017, 7, 11),
     ("lei", "4717", 1965): date(1965, 6, 29), ("lei", "7347", 1985): date(1985, 7, 24),
     ("lei", "9433", 1997): date(1997, 1, 8), ("lei", "6015", 1973): date(1973, 12, 31),
@@ -290,6 +296,14 @@ NOTE = re.compile(r"""
     )\b[^()]*$
 """, re.VERBOSE)
 
+# A note that opens with the cited norm as the subject of a past act: "(A Emenda Nº 008/2002,
+# de 28.01.2002, alterou a redação do artigo…)": the cited norm acted on the citing one.
+NOTE_SUBJECT_BEFORE = re.compile(r"\(\s*(?:(?:a|o)\s+)?$")
+NOTE_SUBJECT_ACT = re.compile(r"""
+    \s*,?\s*(?:(?P<altered>alterou|modificou|acrescentou|incluiu|deu\s+nova\s+reda[cç][aã]o)
+      |(?P<revoked>revogou|suprimiu)|(?P<regulated>regulamentou))\b
+""", re.VERBOSE)
+
 # "alterada pela Lei nº …": the cited norm is the agent of an act on another norm.
 AGENT = re.compile(r"\b(?:pel[oa]s?|atrav[eé]s\s+d[oa]s?|por\s+meio\s+d[oa]s?)\s+"
                    r"(?:(?:referid|mencionad|citad|aludid|mesm)[oa]s?\s+)?$")
@@ -318,6 +332,25 @@ EMENDA_NUMBER_FIRST = re.compile(rf"""
     emendas?\s*{_NO}?\s*(?P<num>\d{{1,4}})(?:\s?/\s?(?P<year>\d{{4}}|\d{{2}})(?!\d))?
     \s+(?:[àa]|ao)\s+(?:lei\s+org[aâá]nica|(?-i:LOM))(?:\s+(?:do\s+munic[ií]pio|municipal))?
 """, _I)
+
+# "Emenda nº 43", "da Emenda 43, de 08 de Dezembro de 2014": an amendment named without what it
+# amends, read as one to the town's Lei Orgânica when that is named near it (LOM_NEAR, within
+# EMENDA_REACH characters either side) and it is no bill's or a bill's amendment.
+EMENDA_BARE = re.compile(r"emendas?(?=\s*(?:n[º°ª.]|n\s*[º°]|\d))")
+EMENDA_BARE_NOT_BEFORE = re.compile(r"(?:propostas?|projetos?|\bpec|\bpl)\s+(?:de\s+)?$")
+EMENDA_BARE_NOT_AFTER = re.compile(
+    r"\s*,?\s*(?:a[os]?|à|às)\s+(?:projeto|proposta|pl\b|substitutivo|constitui|medida)")
+LOM_NEAR = re.compile(r"lei\s+org[aâá]nica|\blom\b")
+EMENDA_REACH = 400
+
+# A sphere written after a list, for all of it: "Leis nº 8.666/93 e 10.520/02, federais", "as
+# Leis nº 1 e 2, ambas estaduais", "o Decreto nº 45810, de 2016, ambos do Estado do Rio".
+SPHERE_AFTER_ALL = re.compile(r"""
+    \s*,?\s*(?:(?P<all>amb[ao]s|tod[ao]s)\s*,?\s*)?
+    (?:(?P<federal>federais\b|(?(all)(?:federa(?:l|is)\b|da\s+uni[aã]o\b)|(?!)))
+      |(?P<estadual>estaduais\b|(?(all)(?:estadua(?:l|is)\b|do\s+estado\s+d[aoe]s?\s+
+        (?!calamidade|emerg|s[ií]tio|defesa))|(?!))))
+""", re.VERBOSE)
 
 # Verbs of the citing norm acting on a norm named after them.
 ACT_BEFORE = re.compile(r"""
@@ -367,7 +400,8 @@ INCISO_START = re.compile(r"\s*[ivxl]{1,6}\s*[-–—.)]\s")
 
 # "Portaria nº 1.510/2009 do Ministério do Trabalho": a federal body after the number.
 FEDERAL_BODY_AFTER = re.compile(
-    r"\s*,?\s*d[oa]\s+(?:minist[eé]rio|secretaria\s+(?:especial|do\s+tesouro|da\s+receita)"
+    r"\s*,?\s*d[oa]\s+(?:ent[aã]o\s+)?"  # "do então Ministério do Orçamento e Gestão"
+    r"(?:minist[eé]rio|secretaria\s+(?:especial|do\s+tesouro|da\s+receita)"
     r"|ag[eê]ncia\s+nacional|conselho\s+nacional|senado\s+federal|c[aâ]mara\s+dos\s+deputados"
     r"|congresso\s+nacional)")
 

@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from . import citation_patterns as P
 from .citation_model import FIRST_YEAR, Citation
+from .citation_typos import misspelt_type
 from .numbering import canonical_number
 
 # Numbers repeat from text to text (and within one); canonical_number folds accents first.
@@ -22,6 +23,7 @@ class Scan:
         self.text, self.low, self.level = text, low, level
         self.out: list[Citation] = []
         self.spheres: dict[tuple[str, str], tuple[str, int | None]] = {}
+        self.consumed = 0  # where the last citation read (or bill skipped) ends
 
     def run(self) -> list[Citation]:
         low, text = self.low, self.text
@@ -33,18 +35,28 @@ class Scan:
                 i = low.find(keyword, i + 1)
         for m in P.ACRONYM.finditer(text):
             hits.append((m.start(), m.group()))
+        for sign in ("º", "°"):  # a number sign where no type word was read: a misspelt one?
+            i = low.find(sign)
+            while i != -1:
+                n = i - 1 if low[i - 1:i] == "n" else i - 2 if low[i - 2:i] in ("n.", "n ") \
+                    else -1
+                if n > 0 and not low[n - 1].isalnum():
+                    hits.append((n, "nº"))
+                i = low.find(sign, i + 1)
         hits.sort()
-        consumed = 0
+        self.consumed = 0
         for pos, keyword in hits:
-            if pos < consumed:
+            if pos < self.consumed:
                 continue
             end = self._at(pos, keyword)
             if end:
-                consumed = end
+                self.consumed = end
         return self.out
 
     def _at(self, pos: int, keyword: str) -> int | None:
         low = self.low
+        if keyword == "nº":
+            return self._misspelt(pos)
         if keyword == "digo":
             pos -= 2
             if pos < 0 or low[pos:pos + 2] not in ("có", "co"):
@@ -89,7 +101,7 @@ class Scan:
                 self._add(pos, m.end(), "emenda.lei.organica", number, year, None,
                           self.level, "implied")
                 return m.end()
-            return None
+            return self._bare_emenda(pos)
         if keyword != "lei":
             return self._anaphora(pos)
         m = P.NAMED.match(text, pos)
@@ -113,23 +125,29 @@ class Scan:
             return m.end()
         return self._anaphora(pos)
 
-    def _numbered(self, pos: int, cased: bool = False) -> int | None:
+    def _numbered(self, pos: int, cased: bool = False,
+                  typed_as: tuple[str, int] | None = None,
+                  flags: tuple[str, ...] = ()) -> int | None:
         """A numbered citation (or a list of them) at pos. `cased`: the type is an acronym
-        ("LC"), read on the text itself."""
+        ("LC"), read on the text itself. `typed_as`: the family and the end of type words read
+        otherwise (misspelt, or a bare "Emenda")."""
         text, low = self.text, self.low
-        t = P.TYPE.match(text, pos) if cased else P.TYPE_LOW.match(low, pos)
-        if t is None:
-            return None
-        family = P.FAMILY[t.lastgroup]
-        if cased or family in P.ISSUER_FAMILIES:
-            r = P.REST.match(text, t.end())
+        if typed_as is not None:
+            family, type_end = typed_as
         else:
-            r = P.REST_LOW.match(low, t.end())
+            t = P.TYPE.match(text, pos) if cased else P.TYPE_LOW.match(low, pos)
+            if t is None:
+                return None
+            family, type_end = P.FAMILY[t.lastgroup], t.end()
+        if cased or family in P.ISSUER_FAMILIES:
+            r = P.REST.match(text, type_end)
+        else:
+            r = P.REST_LOW.match(low, type_end)
         if r is None:
             return None
         if r["compl"] and family == "lei":
             family = "lei.complementar"
-        typed = low[pos:t.end()]
+        typed = low[pos:type_end]
         plural = typed.split()[0].endswith(("s", "ões", "oes")) or \
             bool(r["no"] and r["no"].rstrip(".").lower().endswith("s"))
         if r["no"] is None and family != "lei.complementar" and not _dated(r) \
@@ -162,12 +180,44 @@ class Scan:
             items.append((li.start("start"), li))
             cursor = li.end()
         list_year = _year_of(items[-1][1]) if len(items) > 1 else None
+        if sphere is None and issuer is None:
+            sphere = self._sphere_after_all(pos, cursor, len(items))
         for start, m in items:
-            self._add_numbered(start, m, family, sphere, issuer, list_year)
+            self._add_numbered(start, m, family, sphere, issuer, list_year, flags)
         return cursor
 
+    def _sphere_after_all(self, pos: int, cursor: int, count: int) -> str | None:
+        """The sphere written after a list for all of it ("Leis nº 1 e 2, ambas estaduais"),
+        given also to the citations named with it before, in the same sentence, that wrote
+        none: the one before for "ambas", those chained by "e" or a comma otherwise."""
+        tail = P.SPHERE_AFTER_ALL.match(self.low, cursor)
+        if tail is None:
+            return None
+        sphere = tail.lastgroup
+        both = (tail["all"] or "").startswith("amb")
+        if count > 1 and both:
+            return sphere
+        edge = pos
+        for c in reversed(self.out):
+            gap = self.low[c.end:edge]
+            chained = P.CHAIN.match(gap) is not None
+            if not chained and not (both and len(gap) < 120 and " e " in f" {gap} "
+                                    and not any(x in gap for x in ";:")
+                                    and P.SENTENCE_END.search(self.text, c.end, edge) is None):
+                break
+            if c.sphere_source in ("implied", "text") and c.number is not None:
+                c.sphere, c.sphere_source = sphere, "written"
+                self.spheres[(c.family, c.number)] = (sphere, c.year)
+            count += 1
+            edge = c.start
+            if both and count >= 2:
+                break
+        # "ambas", "todas" take this one in; a bare plural after one norm says nothing sure
+        return sphere if count > 1 or tail["all"] else None
+
     def _add_numbered(self, start: int, m, family: str, sphere: str | None,
-                      issuer: str | None, list_year: int | None) -> None:
+                      issuer: str | None, list_year: int | None,
+                      extra: tuple[str, ...] = ()) -> None:
         raw = m["num"] + (m["suffix"] or "")
         number = canonical(raw)
         if number is None:
@@ -178,7 +228,7 @@ class Scan:
                 number += "-" + m["reed"]
             else:
                 end = m.start("reed") - 1
-        flags: list[str] = []
+        flags: list[str] = list(extra)
         signed, date_year = _date(m, flags)
         year = _year(m["year"])
         if year is not None and date_year is not None and year != date_year:
@@ -197,6 +247,8 @@ class Scan:
             source = "written"
         elif issuer and issuer.lower() in P.FEDERAL_ISSUERS:
             sphere, source = "federal", "issuer"
+        elif issuer and issuer.lower() in P.STATE_ISSUERS:
+            sphere, source = "estadual", "issuer"
         elif family in P.FEDERAL_FAMILIES:
             sphere, source = "federal", "type"
         elif year is not None and (family, number, year) in P.KNOWN_FEDERAL:
@@ -216,6 +268,31 @@ class Scan:
         if seen is None or year is not None and seen[1] is not None and year != seen[1]:
             return None
         return seen[0]
+
+    def _misspelt(self, sign: int) -> int | None:
+        """A misspelt type word before a number sign nothing read ("LEI COOMPLEMENAR Nº 019")."""
+        found = misspelt_type(self.low, sign, self.consumed)
+        if found is None:
+            return None
+        start, type_end, family = found
+        if P.BILL_BEFORE.search(self.low, max(0, start - 24), start):
+            return None
+        return self._numbered(start, typed_as=(family, type_end), flags=("type_misspelt",))
+
+    def _bare_emenda(self, pos: int) -> int | None:
+        """"Emenda nº 43" near the Lei Orgânica it amends: an amendment to the town's."""
+        low = self.low
+        m = P.EMENDA_BARE.match(low, pos)
+        if m is None or self.level != "municipal" \
+                or P.EMENDA_BARE_NOT_BEFORE.search(low, max(0, pos - 24), pos) \
+                or not P.LOM_NEAR.search(low, max(0, pos - P.EMENDA_REACH),
+                                         pos + P.EMENDA_REACH):
+            return None
+        r = P.REST_LOW.match(low, m.end())
+        if r is None or r["sphere"] or r["sphere2"] or r["compl"] \
+                or P.EMENDA_BARE_NOT_AFTER.match(low, r.end()):
+            return None
+        return self._numbered(pos, typed_as=("emenda.lei.organica", m.end()))
 
     def _known_name(self, start: int, end: int, name: str) -> int:
         family, number, signed = P.known(name)

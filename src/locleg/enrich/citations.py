@@ -31,24 +31,27 @@ from .citation_model import (
 )
 from .citation_scan import Scan
 from .numbering import canonical_number
+from .town_numbering import TownNumbering
 from .urn import norm_urn
 
 __all__ = [
     "ALTERED_BY", "ALTERS", "CITES", "KINDS", "REGULATED_BY", "REGULATES", "REVOKED_BY",
     "REVOKED_IN_PART_BY", "REVOKES", "REVOKES_IN_PART", "Citation", "CitationKey",
-    "JurisdictionInfo", "NormRef", "citation_key", "citation_urn", "find_citations",
-    "revocation_cycles",
+    "JurisdictionInfo", "NormRef", "TownNumbering", "citation_key", "citation_urn",
+    "find_citations", "revocation_cycles",
 ]
 
 
-def find_citations(text: str, own: NormRef | None = None, *,
-                   level: str = "municipal") -> list[Citation]:
+def find_citations(text: str, own: NormRef | None = None, *, level: str = "municipal",
+                   numbering: TownNumbering | None = None) -> list[Citation]:
     """Every reference to another norm in `text`, in order.
 
     `own` is the citing norm: its mentions of itself are dropped (a revocation of itself is
     kept, flagged `targets_itself`). Without `own`, the heading ("LEI Nº 2.199/2011" alone on
     its line before the first article) stands for it. `level` is the citing jurisdiction's
-    level, the sphere of a citation that writes none.
+    level, the sphere of a citation that writes none. `numbering`, the citing town's (from
+    its corpus): a citation that writes no sphere and whose number is far beyond the town's
+    numbering of its year is flagged `beyond_town_numbering`, its sphere unknown.
     """
     if not text:
         return []
@@ -72,6 +75,11 @@ def find_citations(text: str, own: NormRef | None = None, *,
         if own is not None and own.year and c.year and c.year > own.year \
                 and c.kind in (*FORWARD, CITES):
             c.flags += ("later_than_citing",)
+        if numbering and c.sphere_source == "implied" and level == "municipal" \
+                and numbering.beyond(c.family, c.number, c.year):
+            # another sphere's norm (the state's, most often): keyed as none, not as the town's
+            c.flags += ("beyond_town_numbering",)
+            c.sphere, c.sphere_source = None, "unknown"
         result.append(c)
     return result
 

@@ -46,6 +46,8 @@ from .identity import family_of
 from .norms import records_changed, resolve
 from .reread import RereadError, settle
 from .status import REVOKED, recompute
+from .town_numbering import FAMILIES as NUMBERED_FAMILIES
+from .town_numbering import TownNumbering
 from .types import OTHER
 
 BATCH = 500  # norms per transaction: fewer commits (each an fsync on SQLite)
@@ -79,6 +81,8 @@ def enrich(corpus: Corpus, *, batch: int = BATCH, reread: bool = True,
     started = time.monotonic()
     report = EnrichReport()
     total = pending(corpus)
+    # each town's numbering, read once per run: what its corpus held when the run began
+    numberings: dict[int, TownNumbering] = {}
     while True:
         with corpus.store.engine.connect() as conn:
             queued = conn.execute(select(enrich_queue.c.id, enrich_queue.c.norm_id)
@@ -86,7 +90,7 @@ def enrich(corpus: Corpus, *, batch: int = BATCH, reread: bool = True,
         if not queued:
             break
         norm_ids, queue_ids = queue_batch(queued, batch)
-        reading = _read(corpus, norm_ids, report, reread)
+        reading = _read(corpus, norm_ids, report, reread, numberings)
         with corpus.store.transaction() as conn:
             _write(conn, reading, report)
             conn.execute(delete(enrich_queue).where(enrich_queue.c.id.in_(queue_ids)))
@@ -109,18 +113,21 @@ class _Reading:
 
 
 def _read(corpus: Corpus, norm_ids: list[int], report: EnrichReport,
-          reread: bool) -> _Reading:
+          reread: bool, numberings: dict[int, TownNumbering]) -> _Reading:
     reading = _Reading()
     with corpus.store.engine.connect() as conn:
         rows = conn.execute(
             select(norm.c.id, norm.c.merged_into, norm.c.family, norm.c.number_key,
-                   norm.c.year, jurisdiction.c.level, jurisdiction.c.lexml_label)
+                   norm.c.year, norm.c.jurisdiction_code, jurisdiction.c.level,
+                   jurisdiction.c.lexml_label)
             .join(jurisdiction, jurisdiction.c.ibge_code == norm.c.jurisdiction_code)
             .where(norm.c.id.in_(norm_ids))
         ).all()
         reading.merged = {r.id: r.merged_into for r in rows if r.merged_into is not None}
         reading.live = [r for r in rows if r.merged_into is None]
         live_ids = [r.id for r in reading.live]
+        _read_numberings(conn, {r.jurisdiction_code for r in reading.live
+                                if r.level == "municipal"}, numberings)
         docs = conn.execute(
             select(record.c.id.label("record_id"), record.c.norm_id, record.c.type_normalized,
                    record.c.type_raw, record.c.number, record.c.year, record.c.date,
@@ -156,11 +163,31 @@ def _read(corpus: Corpus, norm_ids: list[int], report: EnrichReport,
         own = NormRef(n.family, n.number_key, n.year) if n.family else None
         found = reading.citations.setdefault(d.norm_id, [])
         for number, text in texts.get(d.version_id, []):
-            for c in find_citations(text, own, level=n.level):
+            for c in find_citations(text, own, level=n.level,
+                                    numbering=numberings.get(n.jurisdiction_code)):
                 found.append(_citation_row(c, n, d.version_id, number))
     for n in reading.live:
         reading.citations.setdefault(n.id, [])
     return reading
+
+
+def _read_numberings(conn: Connection, codes: set[int],
+                     numberings: dict[int, TownNumbering]) -> None:
+    """The numbering of each town not read yet in this run, from the norms its corpus holds."""
+    missing = sorted(codes - numberings.keys())
+    if not missing:
+        return
+    held: dict[int, list[tuple]] = defaultdict(list)
+    for start in range(0, len(missing), 200):
+        for code, family, number, year in conn.execute(
+            select(norm.c.jurisdiction_code, norm.c.family, norm.c.number_key, norm.c.year)
+            .where(norm.c.jurisdiction_code.in_(missing[start:start + 200]),
+                   norm.c.family.in_(NUMBERED_FAMILIES), norm.c.year.is_not(None),
+                   norm.c.merged_into.is_(None))
+        ):
+            held[code].append((family, number, year))
+    for code in missing:
+        numberings[code] = TownNumbering(held.get(code, ()))
 
 
 def _read_headings(corpus: Corpus, docs: list, texts: dict, methods: dict[int, str],
