@@ -363,10 +363,12 @@ def _resolve_rows(conn: Connection, rows: list[dict]) -> None:
             norm.c.key.like(_like_prefix(key)), norm.c.merged_into.is_(None)).limit(2)))
         if len(found) == 1:
             only[key] = found[0]
-    for key in {r["target_key"] for r in rows if r["target_key"] and r["target_key"]
-                .endswith("||")}:
+    unnumbered = {r["target_key"] for r in rows if r["target_key"] and r["target_key"]
+                  .endswith("||")}
+    ones = _the_ones(conn, {(int(k.split("|")[0]), k.split("|")[1]) for k in unnumbered})
+    for key in unnumbered:
         code, family = key.split("|")[:2]
-        only[key] = _the_one(conn, int(code), family)
+        only[key] = ones.get((int(code), family))
     for r in rows:
         key = r["target_key"]
         if key:
@@ -383,12 +385,23 @@ def _unnumbered_key(code: int, family: str) -> str:
     return f"{code}|{family}||"
 
 
-def _the_one(conn: Connection, code: int, family: str) -> int | None:
-    """The jurisdiction's norm of that family, when the corpus holds exactly one."""
-    found = list(conn.scalars(select(norm.c.id).where(
-        norm.c.jurisdiction_code == code, norm.c.family == family,
-        norm.c.merged_into.is_(None)).limit(2)))
-    return found[0] if len(found) == 1 else None
+def _the_ones(conn: Connection, wanted: set[tuple[int, str]]) -> dict[tuple[int, str], int]:
+    """(jurisdiction, family) -> its norm of that family, for those the corpus holds exactly
+    one of: one query per family and batch (a query each cost a batch more than its reading
+    of the Lei Orgânica citations)."""
+    by_family: dict[str, list[int]] = defaultdict(list)
+    for code, family in wanted:
+        by_family[family].append(code)
+    found: dict[tuple[int, str], list[int]] = defaultdict(list)
+    for family, codes in by_family.items():
+        codes.sort()
+        for start in range(0, len(codes), 500):
+            for code, norm_id in conn.execute(
+                    select(norm.c.jurisdiction_code, norm.c.id).where(
+                        norm.c.jurisdiction_code.in_(codes[start:start + 500]),
+                        norm.c.family == family, norm.c.merged_into.is_(None))):
+                found[(code, family)].append(norm_id)
+    return {k: ids[0] for k, ids in found.items() if len(ids) == 1}
 
 
 def _like_prefix(key: str) -> str:
@@ -431,10 +444,7 @@ def _claim_unnumbered(conn: Connection, live: list) -> set[int]:
     kinds = conn.execute(select(norm.c.jurisdiction_code, norm.c.family).where(
         norm.c.id.in_([n.id for n in live]), norm.c.family.in_(UNNUMBERED))).all()
     claimed: set[int] = set()
-    for code, family in set(kinds):
-        target = _the_one(conn, code, family)
-        if target is None:
-            continue
+    for (code, family), target in _the_ones(conn, set(kinds)).items():
         done = conn.execute(update(citation).where(
             citation.c.target_key == _unnumbered_key(code, family),
             citation.c.target_norm_id.is_(None), citation.c.norm_id != target)
