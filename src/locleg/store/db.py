@@ -113,15 +113,15 @@ def queue_batch(queued: Iterable[tuple[int, int]], size: int) -> tuple[list[int]
     """From queue rows (id, norm id) in id order: the first `size` distinct norms, and the ids
     of every row read up to the first row of a norm beyond them (a norm queued twice is
     taken once, and both its rows go)."""
-    norm_ids: list[int] = []
+    norm_ids: dict[int, None] = {}  # in order, and a lookup that does not walk a list
     queue_ids: list[int] = []
     for queue_id, norm_id in queued:
         if norm_id not in norm_ids:
             if len(norm_ids) >= size:
                 break
-            norm_ids.append(norm_id)
+            norm_ids[norm_id] = None
         queue_ids.append(queue_id)
-    return norm_ids, queue_ids
+    return list(norm_ids), queue_ids
 
 
 class Store:
