@@ -307,7 +307,7 @@ def measure_real(engine: str, verbose: bool) -> None:
         seconds = time.monotonic() - started
         # The same engine with an empty synonym list: what the list adds, what the matching.
         expansions = synonyms.expansions
-        synonyms.expansions = lambda stems: []
+        synonyms.expansions = lambda stems, typed: []
         try:
             bare_rows = real_rows(mine, names)
         finally:
