@@ -65,14 +65,22 @@ def authority_steps(cited_by: int) -> int:
     return min(cited_by.bit_length(), AUTHORITY_STEPS) if cited_by > 0 else 0
 
 
+def _factor(steps: int) -> float:
+    return 1.0 + AUTHORITY_RAISE * steps
+
+
 def authority_factor(cited_by: int) -> float:
-    return 1.0 + AUTHORITY_RAISE * authority_steps(cited_by)
+    return _factor(authority_steps(cited_by))
+
+
+def _weight(steps: int) -> float:
+    # Tantivy's weight_by_field multiplies a score by log2(2 + value): store the value that
+    # gives our factor (tests/test_search.py checks the formula still holds).
+    return 2.0 ** _factor(steps) - 2.0
 
 
 def _authority_weight(cited_by: int) -> float:
-    # Tantivy's weight_by_field multiplies a score by log2(2 + value): store the value that
-    # gives our factor (tests/test_search.py checks the formula still holds).
-    return 2.0 ** authority_factor(cited_by) - 2.0
+    return _weight(authority_steps(cited_by))
 
 
 def day_key(day: int, norm_id: int) -> int:
@@ -98,6 +106,11 @@ def _schema() -> tantivy.Schema:
 
 
 SCHEMA = _schema()
+# The norms of each authority step above none (by the value stored for it) and its factor.
+_AUTHORITY_STEPS = tuple(
+    (Query.range_query(SCHEMA, "authority", tantivy.FieldType.Float,
+                       _weight(steps) - 1e-4, _weight(steps) + 1e-4), _factor(steps))
+    for steps in range(1, AUTHORITY_STEPS + 1))
 
 
 @dataclass(frozen=True)
@@ -360,6 +373,23 @@ PROXIMITY = 1.0
 PROXIMITY_SLOP = 2
 
 
+def _corrected(rewards: list[Query]) -> Query | None:
+    """What takes the authority back out of the coordination rewards of a run of words
+    (constant scores): Tantivy multiplies a norm's whole score by its authority
+    (weight_by_field), rewards included, so a cited norm of factor f is given its rewards
+    times (1/f - 1) beside them, which the multiplication turns into f x rewards x (1/f - 1):
+    the rewards come out as their points. Authority multiplies what the words' BM25 says, not
+    the reward for holding them (else a code many norms cite doubled its reward for every
+    word its ementa lists, and outranked the law about them). The rewards stay flat clauses
+    of the query: nested in a clause of their own, or split by authority, they cost 2-5 ms a
+    search at 1M norms; the correction, over the few cited norms, costs under 1."""
+    total = _should(rewards)
+    if total is None:
+        return None
+    return _should([_boost(Query.boolean_query([(Occur.Must, total), (Occur.Must, step)]),
+                           1.0 / factor - 1.0) for step, factor in _AUTHORITY_STEPS])
+
+
 def _in_title(word: Word) -> Query | None:
     """A plain word (its stems) in the ementa or the heading, for the coordination reward."""
     if word.prefix or word.exact:
@@ -383,29 +413,40 @@ def _some(node: Some) -> Query | None:
             if own:
                 plain.append((i, own))
     covering: dict[int, list[tuple[Query, Query | None]]] = {}
-    for found in synonyms.expansions([stem for _, stem in plain]):
+    folded = [" ".join(analysis.folded(typed[i].raw)) for i, _ in plain]
+    for found in synonyms.expansions([stem for _, stem in plain], folded):
         for words in found.alternatives:
-            alternative = _joined([_word(Word(w, w)) for w in words], Occur.Must)
+            parts = [_word(Word(w, w)) for w in words]
+            alternative = _joined(parts, Occur.Must)
             if alternative is None:
                 continue
             titled = _joined([_in_title(Word(w, w)) for w in words
                               if analysis.stem(w)], Occur.Must)
-            clauses.append((Occur.Should, _boost(alternative, synonyms.SYNONYM_WEIGHT)))
+            # An expression stands for the words typed: its BM25 is their share, not the
+            # sum over its own words ("idoso" asking for "maiores de sessenta e cinco
+            # anos" must not weigh four rare words against the one typed).
+            share = min(1.0, (found.end - found.start) / sum(p is not None for p in parts))
+            clauses.append((Occur.Should, _boost(alternative,
+                                                 synonyms.SYNONYM_WEIGHT * share)))
             for i, _ in plain[found.start:found.end]:
                 covering.setdefault(i, []).append((alternative, titled))
+    rewards: list[Query] = []
     for i, query in enumerate(compiled):
         if query is None:
             continue
         clauses.append((Occur.Should, query))
         others = covering.get(i, [])
         matched = _should([query, *(a for a, _ in others)])
-        clauses.append((Occur.Should, Query.const_score_query(matched, COORDINATION)))
+        rewards.append(Query.const_score_query(matched, COORDINATION))
         item = typed[i]
         titled = _should([_in_title(item) if isinstance(item, Word) else None,
                           *(t for _, t in others)])
         if titled is not None:
-            clauses.append((Occur.Should, Query.const_score_query(titled,
-                                                                  COORDINATION_TITLE)))
+            rewards.append(Query.const_score_query(titled, COORDINATION_TITLE))
+    clauses += [(Occur.Should, r) for r in rewards]
+    corrected = _corrected(rewards)
+    if corrected is not None:
+        clauses.append((Occur.Should, corrected))
     clauses += [(Occur.Should, q) for q in (compile_words(item) for item in node.items
                                             if isinstance(item, Joined)) if q is not None]
     # Two words typed side by side (stop words between them aside) that stand side by side
