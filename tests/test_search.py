@@ -1318,6 +1318,39 @@ def _fireworks_law_and_code(tmp_path, cited_by: int):
         **STREETS})
 
 
+def test_authority_multiplies_the_words_bm25_and_not_their_reward(tmp_path):
+    # Two norms alike but for their authority (uncited, and cited by 16: x 2): their scores
+    # are B + R and 2B + R, so R = 2 x the first - the second, whatever B is. R is the
+    # reward of one word held in the ementa: COORDINATION + COORDINATION_TITLE.
+    folder = tmp_path / "index"
+    index = textindex.for_folder(folder, writable=True)
+    writer = index.writer()
+    for norm_id, cited_by in ((1, 0), (2, 16)):
+        writer.add_document(textindex.Entry(
+            norm_id=norm_id, jurisdiction_code=JUAZEIRO, uf="BA", type="lei", year=2011,
+            day=20110627, methods=("text",), has_text=True, confidence=None,
+            number_key=str(norm_id), status="none_known", cited_by=cited_by,
+            ementa="Dispõe sobre a arborização urbana", heading="", body="",
+            extra=()).document())
+    for norm_id, (ementa, _, cited_by) in STREETS.items():
+        writer.add_document(textindex.Entry(
+            norm_id=norm_id, jurisdiction_code=JUAZEIRO, uf="BA", type="lei", year=2011,
+            day=20110627, methods=("text",), has_text=True, confidence=None,
+            number_key=str(norm_id), status="none_known", cited_by=cited_by,
+            ementa=ementa, heading="", body="", extra=()).document())
+    writer.commit()
+    del writer
+    searcher = index.searcher()
+    query = textindex.compile_words(with_joined_words(parse("arborização")))
+    found = searcher.search(query, 2, weight_by_field="authority")
+    scores = dict(zip(searcher.fast_field_values("norm_id", [a for _, a in found.hits]),
+                      (score for score, _ in found.hits), strict=True))
+    reward = 2 * scores[1] - scores[2]
+    assert reward == pytest.approx(textindex.COORDINATION + textindex.COORDINATION_TITLE,
+                                   rel=1e-3)
+    assert scores[2] > scores[1]  # the cited norm still first: its BM25 is doubled
+
+
 def test_a_long_code_cited_by_several_norms_does_not_outrank_the_law_about_the_words(
         tmp_path):
     # Cited by 7 norms (authority x 1.75): the law whose ementa holds more of the words

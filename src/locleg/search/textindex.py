@@ -106,10 +106,12 @@ def _schema() -> tantivy.Schema:
 
 
 SCHEMA = _schema()
-# The norms of each authority step above none (by the value stored for it) and its factor.
+# The norms of each authority step above none (by the value stored for it) and its factor;
+# a filter scoring nothing (a range query alone scores 1).
 _AUTHORITY_STEPS = tuple(
-    (Query.range_query(SCHEMA, "authority", tantivy.FieldType.Float,
-                       _weight(steps) - 1e-4, _weight(steps) + 1e-4), _factor(steps))
+    (Query.const_score_query(Query.range_query(
+        SCHEMA, "authority", tantivy.FieldType.Float, _weight(steps) - 1e-4,
+        _weight(steps) + 1e-4), 0.0), _factor(steps))
     for steps in range(1, AUTHORITY_STEPS + 1))
 
 
