@@ -23,6 +23,13 @@ class CorpusDamaged(UserError):
     exit_code = 1
 
 
+class DiskFull(UserError):
+    """A full disk found before anything was written (a database that refuses new sessions):
+    exit 1, as when a full disk interrupts a write (cli.main), not 2 as for bad input."""
+
+    exit_code = 1
+
+
 # ENOSPC, EDQUOT; SQLite's SQLITE_FULL; PostgreSQL's disk_full (class 53).
 _FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
 _SQLITE_FULL = 13

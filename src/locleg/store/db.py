@@ -35,7 +35,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import ArgumentError, OperationalError
 
 from ..dburl import has_password, safe_url, url_without_password  # noqa: F401  (re-exported)
-from ..errors import UserError
+from ..errors import DiskFull, UserError
 from ..jurisdictions import Jurisdiction, fold
 from .schema import (
     document,
@@ -173,8 +173,8 @@ class Store:
             if "could not write init file" in reason:
                 # PostgreSQL rewrites a cache file in the database's folder on connecting,
                 # so a database on a full disk refuses new sessions until space is freed.
-                raise UserError("disk full while writing the PostgreSQL database: free space "
-                                "and run the command again; nothing stored was lost") from None
+                raise DiskFull("disk full while writing the PostgreSQL database: free space "
+                               "and run the command again; nothing stored was lost") from None
             raise UserError(f"cannot reach the database {safe_url(url)}: {reason}") from None
         store = cls(engine, folder)
         if migrate:
