@@ -21,7 +21,6 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from pathlib import Path
 
 import tantivy
@@ -37,15 +36,16 @@ SCHEMA_VERSION = 2
 VERSION_FILE = "locleg-index.json"
 # A word matches a norm when its stem is anywhere in `all` (ementa, body and the joined
 # compounds): one posting list to walk. Its BM25 there is the base of the score; where it
-# also stands in the ementa (what the norm is about) or the heading above the articles
-# (epígrafe, ementa and title as printed), those fields' BM25, weighted, add to it.
-# The ementa weighs 2 (it weighed 3): the coordination reward already counts a word more
-# where the ementa holds it, and at 3 a short ementa holding one common word of a colloquial
-# query ("escolar", "ambulantes") outranked the law holding more of its words ("camelô
-# vendendo na rua": the sindicato declared of public utility above the law on camelôs).
-# Measured on the real set (docs/benchmarks.md, issue 22): held-out MRR 0.521 -> 0.551.
+# also stands in the ementa (what the norm is about), the ementa's BM25 adds to it once more.
+# The heading above the articles (epígrafe, ementa and title as printed) counts only for the
+# coordination reward (TITLE_FIELDS). The ementa weighed 3, then 2, and the heading 1.5 on top:
+# the ementa counted four times over with the reward, and a short ementa holding one word of a
+# colloquial query ("recolhimento", "livre") outranked the law holding most of its words in
+# its text (the zoonoses law for "cachorro solto na rua recolhimento"). Chosen on 211 labelled
+# queries of four groups (docs/search.md, issue 22): their MRR 0.618 -> 0.707.
 MATCH_FIELD = "all"
-BOOST_FIELDS = (("ementa", 2.0), ("heading", 1.5))
+BOOST_FIELDS = (("ementa", 1.0),)
+TITLE_FIELDS = ("ementa", "heading")
 EXACT_FIELDS = (("ementa_exact", 3.0), ("body_exact", 1.0))
 EXACT_WORD_FIELDS = (*EXACT_FIELDS, ("extra_exact", 1.0))
 # Authority: BM25 times (1 + AUTHORITY_RAISE x steps), a step per doubling of the number of
@@ -91,7 +91,7 @@ def day_key(day: int, norm_id: int) -> int:
 def _schema() -> tantivy.Schema:
     b = tantivy.SchemaBuilder()
     b.add_integer_field("norm_id", indexed=True, fast=True)
-    for name in (MATCH_FIELD, *(f for f, _ in BOOST_FIELDS)):
+    for name in (MATCH_FIELD, *TITLE_FIELDS):
         b.add_text_field(name, tokenizer_name=analysis.STEMMED, index_option="freq")
     b.add_text_field("ementa_exact", tokenizer_name=analysis.FOLDED)
     b.add_text_field("body_exact", tokenizer_name=analysis.FOLDED)
@@ -304,9 +304,25 @@ def _word(word: Word) -> Query | None:
         terms = [_boost(_term(field, s), w) for s, w in stems]
         return terms[0] if len(terms) == 1 else Query.disjunction_max_query(terms)
 
-    return Query.boolean_query(
-        [(Occur.Must, in_field(MATCH_FIELD))]
-        + [(Occur.Should, _boost(in_field(f), b)) for f, b in BOOST_FIELDS])
+    clauses = [(Occur.Must, in_field(MATCH_FIELD))] + [
+        (Occur.Should, _boost(in_field(f), b)) for f, b in BOOST_FIELDS]
+    if len(stems[0][0]) <= synonyms.SHORT_STEM and [stems[0][0]] != analysis.folded(word.raw):
+        # Unrelated words share a short stem (táxi and taxa are "tax", cria and criar "cri",
+        # pode, poder and poda "pod"): the norm must hold the word as typed or in a regular
+        # inflection; the stem still ranks it. A word that is its own stem (lei, rua) is
+        # left alone: nothing was cut that another word could share, and such common words
+        # would make the check walk most of the index.
+        clauses.append((Occur.Must, Query.const_score_query(_should(
+            _term(f, form) for f, _ in EXACT_WORD_FIELDS for form in _forms(word)), 0.0)))
+    return Query.boolean_query(clauses)
+
+
+def _forms(word: Word) -> list[str]:
+    """The word as typed (folded) and its regular inflections."""
+    forms: set[str] = set()
+    for token in analysis.folded(word.raw):
+        forms |= {token, *analysis.inflections(token)}
+    return sorted(forms)
 
 
 def _regex_escape(text: str) -> str:
@@ -364,15 +380,14 @@ def compile_words(node: Node | None) -> Query | None:
 # Words typed side by side are each optional (query.Some); a norm gains this much for each of
 # them it holds (or holds a synonym of), beside their BM25: the norm holding more of the
 # words ranks first ("coordination"), without a word the law does not use emptying the list.
-COORDINATION = 2.0
+# It was 2 (and 6 for the title): one word of the query in a short ementa then outweighed
+# two more in the text of the law meant; at 6 and 3 the number of words held leads, and the
+# ementa and the BM25 order norms holding as many (docs/search.md).
+COORDINATION = 6.0
 # And this much more when it stands in what the norm says it is about (its ementa or the
 # heading above its articles): a long code that holds every word somewhere in its body does
 # not gain what the norm about them gains.
-COORDINATION_TITLE = 6.0
-TITLE_FIELDS = tuple(f for f, _ in BOOST_FIELDS)
-# Weight of two typed words found side by side in the ementa.
-PROXIMITY = 1.0
-PROXIMITY_SLOP = 2
+COORDINATION_TITLE = 3.0
 
 
 def _corrected(rewards: list[Query]) -> Query | None:
@@ -417,7 +432,13 @@ def _some(node: Some) -> Query | None:
     covering: dict[int, list[tuple[Query, Query | None]]] = {}
     folded = [" ".join(analysis.folded(typed[i].raw)) for i, _ in plain]
     for found in synonyms.expansions([stem for _, stem in plain], folded):
+        asked: set[tuple] = set()
         for words in found.alternatives:
+            # "transporte coletivo" and "transportes coletivos" ask for the same stems: once.
+            stems = tuple(analysis.stems_of(w) for w in words)
+            if stems in asked:
+                continue
+            asked.add(stems)
             parts = [_word(Word(w, w)) for w in words]
             alternative = _joined(parts, Occur.Must)
             if alternative is None:
@@ -451,13 +472,6 @@ def _some(node: Some) -> Query | None:
         clauses.append((Occur.Should, corrected))
     clauses += [(Occur.Should, q) for q in (compile_words(item) for item in node.items
                                             if isinstance(item, Joined)) if q is not None]
-    # Two words typed side by side (stop words between them aside) that stand side by side
-    # in the ementa, a word or two apart ("guarda municipal", "transporte de passageiros"):
-    # the ementa is short, so the phrase costs little to check.
-    for (i, _), (j, _) in pairwise(plain):
-        pair = [t for w in (typed[i], typed[j]) for t in analysis.folded(w.raw)]
-        clauses.append((Occur.Should, _boost(Query.phrase_query(
-            SCHEMA, "ementa_exact", pair, slop=PROXIMITY_SLOP), PROXIMITY)))
     if not any(q is not None for q in compiled) and not any(
             occur == Occur.Must for occur, _ in clauses):
         return None  # stop words only ("do da dos"): their joinings ("dados") are no words
