@@ -304,25 +304,27 @@ def _word(word: Word) -> Query | None:
         terms = [_boost(_term(field, s), w) for s, w in stems]
         return terms[0] if len(terms) == 1 else Query.disjunction_max_query(terms)
 
-    clauses = [(Occur.Must, in_field(MATCH_FIELD))] + [
-        (Occur.Should, _boost(in_field(f), b)) for f, b in BOOST_FIELDS]
-    if len(stems[0][0]) <= synonyms.SHORT_STEM and [stems[0][0]] != analysis.folded(word.raw):
-        # Unrelated words share a short stem (táxi and taxa are "tax", cria and criar "cri",
-        # pode, poder and poda "pod"): the norm must hold the word as typed or in a regular
-        # inflection; the stem still ranks it. A word that is its own stem (lei, rua) is
-        # left alone: nothing was cut that another word could share, and such common words
-        # would make the check walk most of the index.
-        clauses.append((Occur.Must, Query.const_score_query(_should(
-            _term(f, form) for f, _ in EXACT_WORD_FIELDS for form in _forms(word)), 0.0)))
-    return Query.boolean_query(clauses)
+    return _as_typed(word, Query.boolean_query(
+        [(Occur.Must, in_field(MATCH_FIELD))]
+        + [(Occur.Should, _boost(in_field(f), b)) for f, b in BOOST_FIELDS]))
 
 
-def _forms(word: Word) -> list[str]:
-    """The word as typed (folded) and its regular inflections."""
+def _as_typed(word: Word, stemmed: Query) -> Query:
+    """`stemmed` (the word's stems somewhere), and, when the stem is short and cut from the
+    word, the word as typed or in a regular inflection anywhere in the norm. Unrelated words
+    share a short stem (táxi and taxa are "tax", cria and criar "cri", pode, poder and poda
+    "pod"); the stem still ranks. A word that is its own stem (lei, rua) is left alone:
+    nothing was cut that another word could share, and such common words would make the
+    check walk most of the index."""
+    stem = analysis.stem(word.raw)
+    if stem is None or len(stem) > synonyms.SHORT_STEM or [stem] == analysis.folded(word.raw):
+        return stemmed
     forms: set[str] = set()
     for token in analysis.folded(word.raw):
         forms |= {token, *analysis.inflections(token)}
-    return sorted(forms)
+    typed = _should(_term(f, form) for f, _ in EXACT_WORD_FIELDS for form in sorted(forms))
+    return Query.boolean_query([(Occur.Must, stemmed),
+                                (Occur.Must, Query.const_score_query(typed, 0.0))])
 
 
 def _regex_escape(text: str) -> str:
@@ -412,7 +414,7 @@ def _in_title(word: Word) -> Query | None:
     if word.prefix or word.exact:
         return None
     terms = [_term(f, s) for f in TITLE_FIELDS for s, _ in analysis.stems_of(word.raw)]
-    return _should(terms)
+    return _as_typed(word, _should(terms)) if terms else None
 
 
 def _some(node: Some) -> Query | None:
