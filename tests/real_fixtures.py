@@ -9,7 +9,9 @@ synonym list by someone who had seen neither it nor the colloquial queries (an h
 of the list, never tuned on); `fresh` ones, colloquial too, written later still, from topics the
 other groups leave out, by someone who had seen none of the queries, the list or the query
 code, all committed before the corpus was read (issue 22's judge of whether search
-generalises; never tuned on either). Grades: 2 the norm meant, 1 related.
+generalises; never tuned on either); `unseen` and `unseen2` written the same way later, the
+judges since; `dev` and `dev2` written the same way to tune the ranking on. Grades: 2 the
+norm meant, 1 related.
 
 build_real_corpus() stores the norms as a SAPL harvest and an extraction would (records,
 then the text of each as the page of a PDF, printed title and ementa first as real texts

@@ -42,7 +42,7 @@ VERSION_FILE = "locleg-index.json"
 # the ementa counted four times over with the reward, and a short ementa holding one word of a
 # colloquial query ("recolhimento", "livre") outranked the law holding most of its words in
 # its text (the zoonoses law for "cachorro solto na rua recolhimento"). Chosen on 211 labelled
-# queries of four groups (docs/search.md, issue 22): their MRR 0.618 -> 0.707.
+# queries of four groups (docs/search.md, issue 22): their MRR 0.608 -> 0.707.
 MATCH_FIELD = "all"
 BOOST_FIELDS = (("ementa", 1.0),)
 TITLE_FIELDS = ("ementa", "heading")
