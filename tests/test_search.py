@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import tantivy
 from sqlalchemy import event, inspect, text
 
 from locleg.corpus import init_corpus
@@ -1194,6 +1195,19 @@ def test_a_crash_between_the_index_commit_and_the_database_loses_and_doubles_not
 def _tiny_index(tmp_path, norms: dict[int, tuple[str, str, int]]):
     """An index of a few norms: id -> (ementa, body, cited by), and a function that answers
     a query with the norm ids in ranked order (authority weighed, as the engine does)."""
+    searcher = _tiny_searcher(tmp_path, norms)
+
+    def ranked(q: str) -> list[int]:
+        query = textindex.compile_words(with_joined_words(parse(q)))
+        found = searcher.search(query, 10, weight_by_field="authority")
+        return [int(i) for i in searcher.fast_field_values(
+            "norm_id", [a for _, a in found.hits])]
+
+    return ranked
+
+
+def _tiny_searcher(tmp_path, norms: dict[int, tuple[str, str, int]]) -> tantivy.Searcher:
+    """A searcher over an index of a few norms: id -> (ementa, body, cited by)."""
     folder = tmp_path / "index"
     index = textindex.for_folder(folder, writable=True)
     writer = index.writer()
@@ -1205,15 +1219,7 @@ def _tiny_index(tmp_path, norms: dict[int, tuple[str, str, int]]):
             ementa=ementa, heading="", body=body, extra=()).document())
     writer.commit()
     del writer
-    searcher = index.searcher()
-
-    def ranked(q: str) -> list[int]:
-        query = textindex.compile_words(with_joined_words(parse(q)))
-        found = searcher.search(query, 10, weight_by_field="authority")
-        return [int(i) for i in searcher.fast_field_values(
-            "norm_id", [a for _, a in found.hits])]
-
-    return ranked
+    return index.searcher()
 
 
 FIREWORKS = {
@@ -1320,19 +1326,8 @@ def test_an_expression_and_its_inflected_repeat_are_asked_for_once(tmp_path, mon
     # escolar" (the real set, issue 22).
     from locleg.search import synonyms
 
-    folder = tmp_path / "index"
-    index = textindex.for_folder(folder, writable=True)
-    writer = index.writer()
-    for norm_id, (ementa, body, cited_by) in {
-            1: ("Organiza o transporte coletivo urbano", "", 0), **STREETS}.items():
-        writer.add_document(textindex.Entry(
-            norm_id=norm_id, jurisdiction_code=JUAZEIRO, uf="BA", type="lei", year=2011,
-            day=20110627, methods=("text",), has_text=True, confidence=None,
-            number_key=str(norm_id), status="none_known", cited_by=cited_by,
-            ementa=ementa, heading="", body=body, extra=()).document())
-    writer.commit()
-    del writer
-    searcher = index.searcher()
+    searcher = _tiny_searcher(tmp_path, {
+        1: ("Organiza o transporte coletivo urbano", "", 0), **STREETS})
 
     def score(*alternatives: tuple[str, ...]) -> float:
         monkeypatch.setattr(synonyms, "expansions", lambda stems, typed: [
