@@ -379,7 +379,7 @@ def test_a_law_holding_most_of_the_words_in_its_text_outranks_one_word_in_a_shor
     """"cachorro solto na rua recolhimento": with the ementa counted four times over (its
     BM25 in the text, x 2 in the ementa, x 1.5 in the heading, 6 points of reward), the
     recolhimento of an entity declared of public utility and of used tyres came first and
-    the zoonoses laws, whose texts hold cães, soltos, vias públicas and recolhimento, were
+    the zoonoses laws, whose texts hold cães, soltos, rua and recolhimento between them, were
     not in the first 30 (search/textindex.py, COORDINATION)."""
     corpus, built = real
     names = {norm_id: name for name, norm_id in built.norms.items()}
