@@ -9,9 +9,9 @@ synonym list by someone who had seen neither it nor the colloquial queries (an h
 of the list, never tuned on); `fresh` ones, colloquial too, written later still, from topics the
 other groups leave out, by someone who had seen none of the queries, the list or the query
 code, all committed before the corpus was read (issue 22's judge of whether search
-generalises; never tuned on either); `unseen`, `unseen2` and `unseen3` written the same way later, the
-judges since; `dev` and `dev2` written the same way to tune the ranking on. Grades: 2 the
-norm meant, 1 related.
+generalises; never tuned on either); `unseen`, `unseen2`, `unseen3` and `unseen4` written
+the same way later, the judges since; `dev` and `dev2` written the same way to tune the
+ranking on. Grades: 2 the norm meant, 1 related.
 
 build_real_corpus() stores the norms as a SAPL harvest and an extraction would (records,
 then the text of each as the page of a PDF, printed title and ementa first as real texts
@@ -40,7 +40,8 @@ DATA = Path(__file__).parent / "data" / "search_real"
 # (nor the colloquial queries): a measurement of the list on queries it was not written for.
 # fresh: written after both, on other topics, by someone who had seen no query, the list nor
 # the query code: whether search generalises, not whether it fits the queries it was tuned on.
-GROUPS = ("colloquial", "held_out", "fresh", "unseen", "unseen2", "dev", "dev2", "unseen3", "known")
+GROUPS = ("colloquial", "held_out", "fresh", "unseen", "unseen2", "dev", "dev2", "unseen3",
+          "unseen4", "known")
 # The type as a record would print it, for the store's normalisation.
 _TYPE_RAW = {"lei": "Lei", "lei.complementar": "Lei Complementar", "decreto": "Decreto",
              "decreto.legislativo": "Decreto Legislativo", "resolucao": "Resolução",
