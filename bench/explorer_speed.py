@@ -2,7 +2,9 @@
 
 Builds (or reuses) the synthetic corpus of bench/explorer_corpus.py, serves it with
 `locleg serve` in its own process, warms the cache, then measures p50/p95 over HTTP:
-search for two common words (20 ranked results, snippets, facet counts), the same with a UF
+search for two common words (20 ranked results, snippets, facet counts), for the
+colloquial queries of the real relevance set (tests/data/search_real: 1-8 words as people
+type them, which ask for more words and their synonyms), the same two-word searches with a UF
 and a jurisdiction filter, the norm page, the jurisdiction page (with facet counts) and the
 home page; and the server's peak RSS under a 4-client load.
 
@@ -38,6 +40,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import httpx
 
@@ -89,6 +92,16 @@ def pick_queries(folder: Path, n_norms: int, count: int, rng: random.Random) -> 
         if query is not None and low <= searcher.search(query, 1, count=True).count <= high:
             found.append(f"{a} {b}")
     return [found[i % len(found)] for i in range(count)]
+
+
+def real_queries(count: int) -> list[str]:
+    """The colloquial texts of the real relevance set (every group but the known items), in
+    file order, repeated up to `count`: how people type (several words, synonyms), beside the
+    bench's pairs of common words."""
+    sys.path.insert(0, str(ROOT))
+    from tests.real_fixtures import real_queries as labelled
+    texts = [q.q for q in labelled() if q.group != "known"]
+    return [texts[i % len(texts)] for i in range(count)]
 
 
 def fts_match(q: str) -> str:
@@ -257,6 +270,8 @@ def main() -> None:
                                          args.baseline_tree.resolve())
         kinds = {
             "search, 2 common words": [f"/search.json?q={q}" for q in queries],
+            "search, colloquial real queries": [
+                "/search.json?" + urlencode({"q": q}) for q in real_queries(args.queries)],
             "search + UF filter": [f"/search.json?q={q}&uf={rng.choice(ufs)}" for q in queries],
             "search + jurisdiction filter": [
                 f"/search.json?q={q}&j={rng.choice(big[:500])[0]}" for q in queries],
