@@ -41,7 +41,7 @@ DATA = Path(__file__).parent / "data" / "search_real"
 # fresh: written after both, on other topics, by someone who had seen no query, the list nor
 # the query code: whether search generalises, not whether it fits the queries it was tuned on.
 GROUPS = ("colloquial", "held_out", "fresh", "unseen", "unseen2", "dev", "dev2", "unseen3",
-          "unseen4", "unseen6", "known")
+          "unseen4", "unseen5", "unseen6", "known")
 # The type as a record would print it, for the store's normalisation.
 _TYPE_RAW = {"lei": "Lei", "lei.complementar": "Lei Complementar", "decreto": "Decreto",
              "decreto.legislativo": "Decreto Legislativo", "resolucao": "Resolução",
