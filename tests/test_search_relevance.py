@@ -16,7 +16,8 @@ from sqlalchemy import select
 
 from locleg.corpus import init_corpus
 from locleg.jurisdictions import fold
-from locleg.search import SearchRequest, search
+from locleg.search import SearchRequest, search, textindex
+from locleg.search.query import parse, with_joined_words
 from locleg.store.schema import citation, norm
 from tests.conftest import BACKENDS
 from tests.real_fixtures import (
@@ -353,6 +354,27 @@ def test_colloquial_queries_find_the_law_meant_better_than_plain_or_joined_bm25(
     assert found >= found_at_least, f"meant law in the top 10 for {found:.0%}"
     assert mrr >= COLLOQUIAL_MRR_OVER_BASELINE * baseline, \
         f"MRR {mrr:.3f} against {baseline:.3f} for OR-joined FTS5 bm25"
+
+
+def test_counting_and_faceting_match_the_norms_the_ranking_matches(real):
+    """The count, the facets and the pages by date ask for the words without what only
+    ranks them (textindex.compile_words, not scoring): over every query of the real set,
+    with its synonyms, joined words and short stems, the same norms match."""
+    corpus, _ = real
+    searcher = textindex.for_store(corpus.store).searcher()
+    everything = searcher.num_docs
+    compared = 0
+    for query in real_queries():
+        node = with_joined_words(parse(query.q))
+        ranked = textindex.compile_words(node)
+        if ranked is None:
+            continue
+        unranked = textindex.compile_words(node, scoring=False)
+        held = [set(searcher.fast_field_values("norm_id", [a for _, a in searcher.search(
+            q, everything, count=False).hits])) for q in (ranked, unranked)]
+        assert held[0] == held[1], query.q
+        compared += 1
+    assert compared > 500
 
 
 def test_a_short_ementa_holding_one_common_word_does_not_outrank_the_law_holding_more(real):

@@ -286,23 +286,32 @@ class StopWordsOnly(QueryError):
 class _Plan:
     """A request compiled for the index: `typed` as parsed, `node` what is matched (words
     typed side by side also tried joined), `words` its index query (None: no words, or stop
-    words only), `query` words and filters together."""
+    words only), `query` words and filters together; `matching_words` and `matching` the
+    same matches without what only ranks them (textindex.compile_words), for the passes
+    that do not rank: the count, the facets, the pages by date, membership probes."""
 
     typed: Node | None
     node: Node | None
     words: tantivy.Query | None
     query: tantivy.Query
     request: SearchRequest
+    matching_words: tantivy.Query | None
+
+    @property
+    def matching(self) -> tantivy.Query:
+        return self.restricted()
 
     def restricted(self, *clauses: tantivy.Query) -> tantivy.Query:
-        return textindex.combine(self.words, self.request.filters() + list(clauses))
+        """The matches (unranked) within the filters and these clauses."""
+        return textindex.combine(self.matching_words,
+                                 self.request.filters() + list(clauses))
 
     def among(self, searcher: tantivy.Searcher, ids: list[int], words: bool) -> set[int]:
         """Which of these norms are indexed and meet the filters, and (`words`) hold the
         words: one term-set probe, however common the words or filters."""
         if not ids:
             return set()
-        query = textindex.combine(self.words if words else None,
+        query = textindex.combine(self.matching_words if words else None,
                                   self.request.filters(norm_ids=ids))
         return set(_ids(searcher, searcher.search(query, len(ids), count=False)))
 
@@ -316,7 +325,8 @@ def _plan(request: SearchRequest) -> _Plan:
             f"{quoted(request.q)} has only words too common to search for (such as de, a, "
             "o, do): add a word that says what the norm is about, or put the words in "
             "quotes for that exact phrase")
-    return _Plan(typed, node, words, textindex.combine(words, request.filters()), request)
+    return _Plan(typed, node, words, textindex.combine(words, request.filters()), request,
+                 textindex.compile_words(node, scoring=False))
 
 
 def _ids(searcher: tantivy.Searcher, result) -> list[int]:
@@ -378,9 +388,9 @@ def _search(store: Store, conn: Connection, searcher: tantivy.Searcher, plan: _P
     if result.total == 0 and not result.named:
         words, typed = textindex.relaxed_words(plan.typed)
         if words is not None:
-            plan = replace(plan, words=words,
+            plan = replace(plan, words=words, matching_words=words,
                            query=textindex.combine(words, request.filters()))
-            result.total = _count(searcher, plan.query)
+            result.total = _count(searcher, plan.matching)
             result.relaxed = typed if result.total else None
             facets = _FACET_THREADS.submit(_facets, searcher, plan, result.total,
                                            facets_exact_up_to)
@@ -428,8 +438,7 @@ def named(conn: Connection, searcher: tantivy.Searcher, plan: _Plan, request: Se
 
 
 def _count(searcher: tantivy.Searcher, query: tantivy.Query) -> int:
-    """How many norms match: a pass over the matches that scores nothing (half the cost of
-    ranking them)."""
+    """How many norms match `query` (a plan's `matching`): a pass that scores nothing."""
     answer = searcher.aggregate(query, {"n": {"value_count": {"field": "sample"}}})
     return int(answer["n"]["value"])
 
@@ -439,7 +448,7 @@ def _count_and_facets(searcher: tantivy.Searcher, plan: _Plan, counted: Future[i
     """Count the matches (handed over at once through `counted`), then their facets, whose
     sample depends on the count."""
     try:
-        total = _count(searcher, plan.query)
+        total = _count(searcher, plan.matching)
     except BaseException as e:
         counted.set_exception(e)
         raise
@@ -516,7 +525,7 @@ def _ranked_page(searcher: tantivy.Searcher, plan: _Plan, after, wanted: int,
 def _date_page(searcher: tantivy.Searcher, plan: _Plan, after, wanted: int
                ) -> list[tuple[str, int, int]]:
     """Newest first over every match, by keyset on (day, id)."""
-    page = plan.query
+    page = plan.matching
     if after is not None:
         page = plan.restricted(textindex.before_day_key(
             textindex.day_key(int(after[1]), after[2])))
@@ -559,7 +568,7 @@ def _facets(searcher: tantivy.Searcher, plan: _Plan, total: int, exact_up_to: in
         request[name] = {"terms": terms}
     sampled = total > exact_up_to
     classes = textindex.sample_classes(total, exact_up_to) if sampled else textindex.SAMPLES
-    query = plan.restricted(textindex.in_sample(classes)) if sampled else plan.query
+    query = plan.restricted(textindex.in_sample(classes)) if sampled else plan.matching
     answer = searcher.aggregate(query, request)
     scale = textindex.SAMPLES / classes
     within = None
