@@ -341,17 +341,14 @@ def _real_figures(corpus, built, group: str) -> tuple[float, float, float]:
     return statistics.mean(mine), statistics.mean(found), statistics.mean(theirs)
 
 
-# The groups the ranking's weights were chosen on (colloquial, held_out, dev, dev2), each
-# held to the targets; dev2 finds the law in the top 10 for 36 of 44 (82 %), and is
-# held there. The blind groups are reported by the bench, not asserted: never a target.
-@pytest.mark.parametrize(("group", "found_at_least"), [
-    ("colloquial", COLLOQUIAL_FOUND_IN_TOP_10), ("held_out", COLLOQUIAL_FOUND_IN_TOP_10),
-    ("dev", COLLOQUIAL_FOUND_IN_TOP_10), ("dev2", 0.8)])
-def test_colloquial_queries_find_the_law_meant_better_than_plain_or_joined_bm25(
-        real, group, found_at_least):
+# The groups the ranking's weights were chosen on that meet the targets, each held
+# there (unseen3 and unseen4, tuned on too, do not: 1.28 x and 0.99 x, docs/search.md). The
+# blind groups are reported by the bench, not asserted: never a target.
+@pytest.mark.parametrize("group", ["colloquial", "held_out", "dev", "dev2"])
+def test_colloquial_queries_find_the_law_meant_better_than_plain_or_joined_bm25(real, group):
     corpus, built = real
     mrr, found, baseline = _real_figures(corpus, built, group)
-    assert found >= found_at_least, f"meant law in the top 10 for {found:.0%}"
+    assert found >= COLLOQUIAL_FOUND_IN_TOP_10, f"meant law in the top 10 for {found:.0%}"
     assert mrr >= COLLOQUIAL_MRR_OVER_BASELINE * baseline, \
         f"MRR {mrr:.3f} against {baseline:.3f} for OR-joined FTS5 bm25"
 
