@@ -15,7 +15,7 @@ the same machine at the same moment: the ratio this ÷ baseline is the figure. T
 of the issue-5 bench (FTS5 bm25 over every match + snippets + exact facets, in process) runs
 on the baseline corpus when it has an FTS5 index.
 
-    .venv/bin/python bench/explorer_speed.py --norms 1000000 [--queries 200]
+    .venv/bin/python bench/explorer_speed.py --norms 1000000 [--queries 200] [--texts real]
         [--baseline-tree ../wt-base --baseline-corpus ../wt-base/bench/out/explorer-1000000]
 
 The same table on PostgreSQL: --database URL moves the SQLite bench corpus into that
@@ -216,6 +216,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--norms", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--texts", choices=("synthetic", "real"), default="synthetic",
+                        help="the bench corpus's texts (bench/explorer_corpus.py): real "
+                             "norms' give words the frequencies they have in real legislation")
     parser.add_argument("--load-seconds", type=float, default=30)
     parser.add_argument("--port", type=int, default=8731)
     parser.add_argument("--baseline-tree", type=Path,
@@ -237,7 +240,7 @@ def main() -> None:
     if args.corpus is not None:
         folder = args.corpus.resolve()
     else:
-        folder = build(args.norms, corpus_folder(args.norms))
+        folder = build(args.norms, corpus_folder(args.norms, args.texts), texts=args.texts)
         if args.database:
             folder = postgresql_copy(folder, args.database)
     settings = read_settings(folder)
