@@ -353,13 +353,14 @@ def build(n_norms: int, folder: Path, seed: int = 1, texts: str = "synthetic") -
 
 
 def _ensure_index(folder: Path, marker: Path) -> None:
-    """A corpus built by an older checkout (its FTS5 index in the database): migrate it and
-    build this checkout's search index, once, timing it into the marker."""
+    """A corpus built by an older checkout (its FTS5 index in the database, or a search index
+    of another schema, which this checkout would read as empty): migrate it and build this
+    checkout's search index, once, timing it into the marker."""
     from locleg.corpus import open_corpus
     from locleg.search import rebuild_index, textindex
 
     built = json.loads(marker.read_text())
-    if "tantivy_index_s" in built:
+    if "tantivy_index_s" in built and textindex.is_current(folder / textindex.INDEX_FOLDER):
         return
     started = time.monotonic()
     corpus = open_corpus(folder)  # migrations first (0009 drops the FTS5 table)

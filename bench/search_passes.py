@@ -6,10 +6,14 @@ frequencies of real legislation and one norm in nine cited by others):
 
 - ranking: the first 50 by the whole query (engine._ranked_page's pass), and by the same
   query without the clauses that take the coordination rewards back out of the authority's
-  multiplication (textindex._corrected) — a different ranking, measured only to show what
-  those clauses cost;
+  multiplication (textindex._rewards, the views of the cited norms) — a different ranking,
+  measured only to show what those clauses cost;
 - counting: the count of every match, and the count and facets of a search as the engine
-  asks them (engine._count_and_facets: facets exact up to 50,000 matches, sampled beyond).
+  asks them (engine._count_and_facets: facets exact up to 50,000 matches, sampled beyond);
+- the floor: the plainest ranking Tantivy offers, the stems of the typed words joined by OR
+  in one field (BM25 alone, which Tantivy prunes by block-max WAND), then the same times the
+  authority (weight_by_field: the collector must score every match, no pruning). Any
+  ranking that multiplies by the authority costs at least the second row.
 
 Each figure is the best of two runs of that query, warm; the table gives p50 and p95 over
 the queries, and each second row's ratio to the row above it.
@@ -27,6 +31,8 @@ import time
 from concurrent.futures import Future
 from pathlib import Path
 
+from tantivy import Occur, Query
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "src"))
@@ -36,7 +42,7 @@ from tests.real_fixtures import real_queries  # noqa: E402
 
 from explorer_corpus import build, corpus_folder  # noqa: E402
 from locleg.corpus import open_corpus  # noqa: E402
-from locleg.search import engine, textindex  # noqa: E402
+from locleg.search import analysis, engine, textindex  # noqa: E402
 from locleg.search.engine import SearchRequest, _plan  # noqa: E402
 
 DEPTH = 50
@@ -56,22 +62,30 @@ def percentiles(times: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[int(round(0.95 * (len(ordered) - 1)))]
 
 
-NAMES = ("ranking", "ranking without correction", "count", "count and facets")
+NAMES = ("ranking", "ranking without correction", "count", "count and facets",
+         "floor: plain OR", "floor: plain OR x authority")
 
 
 def _without_correction(node):
-    """The query without textindex._corrected's clauses (a different ranking: measured only
-    to show what they cost)."""
-    kept = textindex._corrected
-    textindex._corrected = lambda rewards: None
+    """The query without the rewards' correction for the cited norms (a different ranking:
+    measured only to show what it costs)."""
+    kept = textindex._REWARD_VIEWS
+    textindex._REWARD_VIEWS = kept[:1]
     try:
         return textindex.compile_words(node)
     finally:
-        textindex._corrected = kept
+        textindex._REWARD_VIEWS = kept
+
+
+def _plain_or(q: str) -> Query | None:
+    """The stems of the typed words joined by OR in the one field a word is matched in."""
+    stems = sorted({s for word in q.split() for s, _ in analysis.stems_of(word)})
+    return Query.boolean_query([(Occur.Should, Query.term_query(
+        textindex.SCHEMA, textindex.MATCH_FIELD, s)) for s in stems]) if stems else None
 
 
 def measure(searcher, plan) -> list[float]:
-    """The four passes' times for one query."""
+    """The passes' times for one query."""
     t_whole, _ = best_of_two(lambda: searcher.search(plan.query, DEPTH, count=False,
                                                      weight_by_field="authority"))
     uncorrected = _without_correction(plan.node)
@@ -85,7 +99,11 @@ def measure(searcher, plan) -> list[float]:
         return counted.result()
 
     t_both, _ = best_of_two(count_and_facets)
-    return [t_whole, t_uncorrected, t_count, t_both]
+    plain = _plain_or(plan.request.q)
+    t_plain, _ = best_of_two(lambda: searcher.search(plain, DEPTH, count=False))
+    t_weighted, _ = best_of_two(lambda: searcher.search(plain, DEPTH, count=False,
+                                                        weight_by_field="authority"))
+    return [t_whole, t_uncorrected, t_count, t_both, t_plain, t_weighted]
 
 
 def main() -> None:
@@ -104,7 +122,7 @@ def main() -> None:
     rows: dict[str, list[float]] = {name: [] for name in NAMES}
     for q in texts[:args.queries]:
         plan = _plan(SearchRequest.from_params({"q": [q]}))
-        if plan.words is None:
+        if plan.words is None or _plain_or(q) is None:
             continue
         for name, t in zip(NAMES, measure(searcher, plan), strict=True):
             rows[name].append(t)

@@ -1364,37 +1364,58 @@ def _fireworks_law_and_code(tmp_path, cited_by: int):
         **STREETS})
 
 
-def test_authority_multiplies_the_words_bm25_and_not_their_reward(tmp_path):
-    # Two norms alike but for their authority (uncited, and cited by 16: x 2): their scores
-    # are B + R and 2B + R, so R = 2 x the first - the second, whatever B is. R is the
-    # reward of one word held in the ementa: COORDINATION + COORDINATION_TITLE.
-    folder = tmp_path / "index"
-    index = textindex.for_folder(folder, writable=True)
+@pytest.mark.parametrize("cited_by", [1, 3, 5, 16])
+@pytest.mark.parametrize(("typed", "points"), [
+    ("arborização", textindex.COORDINATION + textindex.COORDINATION_TITLE),
+    # A prefix (read in the exact fields, no title reward) beside a plain word.
+    ("arboriz* urbana", 2 * textindex.COORDINATION + textindex.COORDINATION_TITLE),
+    ("arvores", textindex.COORDINATION + textindex.COORDINATION_TITLE),  # a synonym's
+])
+def test_authority_multiplies_the_words_bm25_and_not_their_reward(tmp_path, cited_by,
+                                                                    typed, points):
+    # Two norms alike but for their authority (uncited, and cited: x f): their scores are
+    # B + R and fB + R, so R = (f x the first - the second) / (f - 1), whatever B is. R is
+    # the rewards of the words held, at every authority step.
+    from locleg.search import synonyms
+
+    factor = textindex.authority_factor(cited_by)
+    index = textindex.for_folder(tmp_path / "index", writable=True)
+
+    def entry(norm_id: int, ementa: str, cited_by: int) -> textindex.Entry:
+        return textindex.Entry(
+            norm_id=norm_id, jurisdiction_code=JUAZEIRO, uf="BA", type="lei", year=2011,
+            day=20110627, methods=("text",), has_text=True, confidence=None,
+            number_key=str(norm_id), status="none_known", cited_by=cited_by, ementa=ementa,
+            heading="", body="", extra=())
+
     writer = index.writer()
-    for norm_id, cited_by in ((1, 0), (2, 16)):
-        writer.add_document(textindex.Entry(
-            norm_id=norm_id, jurisdiction_code=JUAZEIRO, uf="BA", type="lei", year=2011,
-            day=20110627, methods=("text",), has_text=True, confidence=None,
-            number_key=str(norm_id), status="none_known", cited_by=cited_by,
-            ementa="Dispõe sobre a arborização urbana", heading="", body="",
-            extra=()).document())
-    for norm_id, (ementa, _, cited_by) in STREETS.items():
-        writer.add_document(textindex.Entry(
-            norm_id=norm_id, jurisdiction_code=JUAZEIRO, uf="BA", type="lei", year=2011,
-            day=20110627, methods=("text",), has_text=True, confidence=None,
-            number_key=str(norm_id), status="none_known", cited_by=cited_by,
-            ementa=ementa, heading="", body="", extra=()).document())
+    textindex.write(writer, [], [entry(1, "Dispõe sobre a arborização urbana", 0),
+                                 entry(2, "Dispõe sobre a arborização urbana", cited_by),
+                                 *(entry(i, e, c) for i, (e, _, c) in STREETS.items())])
+    writer.commit()
+
+    def scores() -> dict[int, float]:
+        searcher = index.searcher()
+        real = synonyms.expansions
+        synonyms.expansions = lambda stems, folded: [synonyms.Expansion(0, 1, (
+            ("arborização",),))] if folded == ["arvores"] else real(stems, folded)
+        try:
+            query = textindex.compile_words(with_joined_words(parse(typed)))
+        finally:
+            synonyms.expansions = real
+        found = searcher.search(query, 2, weight_by_field="authority")
+        return dict(zip(searcher.fast_field_values("norm_id", [a for _, a in found.hits]),
+                        (score for score, _ in found.hits), strict=True))
+
+    found = scores()
+    assert (factor * found[1] - found[2]) / (factor - 1) == pytest.approx(points, rel=1e-3)
+    assert found[2] > found[1]  # the cited norm still first: its BM25 is multiplied
+    # No longer cited, the norm is written again: its old step's words go with it.
+    textindex.write(writer, [2], [entry(2, "Dispõe sobre a arborização urbana", 0)])
     writer.commit()
     del writer
-    searcher = index.searcher()
-    query = textindex.compile_words(with_joined_words(parse("arborização")))
-    found = searcher.search(query, 2, weight_by_field="authority")
-    scores = dict(zip(searcher.fast_field_values("norm_id", [a for _, a in found.hits]),
-                      (score for score, _ in found.hits), strict=True))
-    reward = 2 * scores[1] - scores[2]
-    assert reward == pytest.approx(textindex.COORDINATION + textindex.COORDINATION_TITLE,
-                                   rel=1e-3)
-    assert scores[2] > scores[1]  # the cited norm still first: its BM25 is doubled
+    again = scores()
+    assert again[2] == pytest.approx(again[1], rel=1e-6)
 
 
 def test_a_long_code_cited_by_several_norms_does_not_outrank_the_law_about_the_words(

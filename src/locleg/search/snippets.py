@@ -44,10 +44,13 @@ _NOT_WORD = re.compile(r"[\W_]+")
 
 @cache
 def _letters_folding_to() -> dict[str, str]:
-    """For each lowercase ASCII letter, every other letter whose folded form it is (A, á,
-    Á, ã…): the pattern spells out cases itself, faster than re.IGNORECASE."""
+    """For each lowercase ASCII letter, every other letter of Latin-1 whose folded form it
+    is (A, á, Á, ã…): the pattern spells out cases itself, faster than re.IGNORECASE.
+    Latin-1 holds every letter Portuguese writes; with the letters beyond it (ā, ą, ạ…,
+    which the index folds too) a query's pattern took 12 ms to compile instead of 5, at
+    every search whose words are new (docs/benchmarks.md, session 30)."""
     found: dict[str, list[str]] = {}
-    for code in range(0x80, 0x2000):
+    for code in range(0x80, 0x100):
         char = chr(code)
         if not unicodedata.category(char).startswith("L"):
             continue

@@ -3,9 +3,11 @@
 One document per norm: its ementa, the heading above its body and its body, each stemmed for
 ranked words and folded for exact phrases (search/analysis.py), and its filter attributes as
 fast fields (UF, jurisdiction, type, year, date, extraction methods, confidence, number,
-legal status, authority). Tantivy ranks every match by BM25 with block-max pruning, counts
-every match and computes facets over every match in Rust; the database only answers for the
-twenty norms shown.
+legal status, authority), and a cited norm's words once more in the fields of its authority
+step (for the coordination rewards' correction, _rewards). Tantivy ranks every match by BM25
+times authority (the collector scores each match: no block-max pruning), counts every match
+and computes facets over every match in Rust; the database only answers for the twenty norms
+shown.
 
 The index is written by search/index.py, which takes norms from the database's queue and
 removes them from it only after Tantivy committed them: a crash between the two re-indexes
@@ -32,7 +34,7 @@ from .folderlock import deciding
 from .query import All, Any_, Except, Joined, Node, Phrase, Some, Word
 
 # Bump when the schema or the analyzers change: an index of another version is rebuilt.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 VERSION_FILE = "locleg-index.json"
 # A word matches a norm when its stem is anywhere in `all` (ementa, body and the joined
 # compounds): one posting list to walk. Its BM25 there is the base of the score; where it
@@ -52,6 +54,11 @@ EXACT_WORD_FIELDS = (*EXACT_FIELDS, ("extra_exact", 1.0))
 # norms that cite, amend or regulate it (cited once: 1 step; 2-3: 2; 4-7: 3; 8 or more: 4).
 AUTHORITY_STEPS = 4
 AUTHORITY_RAISE = 0.25
+# A cited norm's words again in the field of its authority step (its ementa, body and joined
+# compounds; its ementa and heading), unscored: the coordination rewards' correction (see
+# _rewards) reads only the postings of cited norms there, not every match of every word.
+CITED_FIELDS = tuple(f"all_cited{steps}" for steps in range(1, AUTHORITY_STEPS + 1))
+CITED_TITLE_FIELDS = tuple(f"title_cited{steps}" for steps in range(1, AUTHORITY_STEPS + 1))
 # Facet sampling: a norm belongs to sample class norm_id % SAMPLES; an estimate counts the
 # norms of the first few classes.
 SAMPLES = 64
@@ -102,16 +109,16 @@ def _schema() -> tantivy.Schema:
         b.add_integer_field(name, indexed=True, fast=True)
     b.add_float_field("confidence", indexed=True, fast=True)
     b.add_float_field("authority", fast=True)
+    for name in (*CITED_FIELDS, *CITED_TITLE_FIELDS):
+        b.add_text_field(name, tokenizer_name=analysis.STEMMED, index_option="basic")
     return b.build()
 
 
 SCHEMA = _schema()
-# The norms of each authority step above none (by the value stored for it) and its factor;
-# a filter scoring nothing (a range query alone scores 1).
+# The norms of each authority step above none (by the value stored for it) and its factor.
 _AUTHORITY_STEPS = tuple(
-    (Query.const_score_query(Query.range_query(
-        SCHEMA, "authority", tantivy.FieldType.Float, _weight(steps) - 1e-4,
-        _weight(steps) + 1e-4), 0.0), _factor(steps))
+    (Query.range_query(SCHEMA, "authority", tantivy.FieldType.Float, _weight(steps) - 1e-4,
+                       _weight(steps) + 1e-4), _factor(steps))
     for steps in range(1, AUTHORITY_STEPS + 1))
 
 
@@ -162,6 +169,12 @@ class Entry:
         doc.add_integer("sample", self.norm_id % SAMPLES)
         doc.add_float("confidence", -1.0 if self.confidence is None else self.confidence)
         doc.add_float("authority", _authority_weight(self.cited_by))
+        steps = authority_steps(self.cited_by)
+        if steps:
+            for text in (self.ementa, self.body, joined):
+                doc.add_text(CITED_FIELDS[steps - 1], text)
+            for text in (self.ementa, self.heading):
+                doc.add_text(CITED_TITLE_FIELDS[steps - 1], text)
         return doc
 
 
@@ -180,7 +193,7 @@ class TextIndex:
         self.in_memory = False
         if writable:
             self.index = self._open_for_writing()
-        elif _current(folder):
+        elif is_current(folder):
             self.index = tantivy.Index.open(str(folder))
             analysis.register(self.index)
         else:
@@ -190,7 +203,7 @@ class TextIndex:
 
     def _open_for_writing(self) -> tantivy.Index:
         with deciding(self.folder):
-            if self.folder.exists() and not _current(self.folder):
+            if self.folder.exists() and not is_current(self.folder):
                 shutil.rmtree(self.folder)
             self.folder.mkdir(parents=True, exist_ok=True)
             index = tantivy.Index(SCHEMA, path=str(self.folder), reuse=True)
@@ -226,7 +239,7 @@ class TextIndex:
         return sum(p.stat().st_size for p in self.folder.iterdir() if p.is_file())
 
 
-def _current(folder: Path) -> bool:
+def is_current(folder: Path) -> bool:
     """Whether the folder holds an index of this schema version."""
     try:
         return json.loads((folder / VERSION_FILE).read_text()).get("schema") == SCHEMA_VERSION
@@ -244,8 +257,8 @@ def for_folder(folder: Path, writable: bool = False) -> TextIndex:
     with _OPENING:
         found = _OPEN.get(folder)
         stale = found is None or (writable and not found.writable) \
-            or (found.in_memory and _current(folder)) \
-            or (not found.in_memory and not _current(folder))
+            or (found.in_memory and is_current(folder)) \
+            or (not found.in_memory and not is_current(folder))
         if stale:
             found = _OPEN[folder] = TextIndex(folder, writable)
         return found
@@ -400,29 +413,71 @@ COORDINATION = 9.0
 COORDINATION_TITLE = 2.0
 
 
-def _corrected(rewards: list[Query]) -> Query | None:
-    """What takes the authority back out of the coordination rewards of a run of words
-    (constant scores): Tantivy multiplies a norm's whole score by its authority
-    (weight_by_field), rewards included, so a cited norm of factor f is given its rewards
-    times (1/f - 1) beside them, which the multiplication turns into f x rewards x (1/f - 1):
-    the rewards come out as their points. Authority multiplies what the words' BM25 says, not
-    the reward for holding them (else a code many norms cite doubled its reward for every
-    word its ementa lists, and outranked the law about them). The rewards stay flat clauses
-    of the query: nested in a clause of their own, or split by authority, they cost 2-5 ms a
-    search at 1M norms; the correction, over the few cited norms, costs under 1."""
-    total = _should(rewards)
-    if total is None:
+# Where the coordination rewards are counted: every norm with its points, then the norms of
+# each authority step above none with what takes the authority back out of those points.
+_REWARD_VIEWS = ((MATCH_FIELD, TITLE_FIELDS, 1.0, None), *(
+    (field, (title,), 1.0 / factor - 1.0, step) for field, title, (step, factor)
+    in zip(CITED_FIELDS, CITED_TITLE_FIELDS, _AUTHORITY_STEPS, strict=True)))
+
+
+def _matched(word: Word, field: str) -> Query | None:
+    """The norms holding a plain word (its stems, as typed when short) in a stemmed field,
+    for a constant score."""
+    stems = analysis.stems_of(word.raw)
+    if not stems:
         return None
-    return _should([_boost(Query.boolean_query([(Occur.Must, total), (Occur.Must, step)]),
-                           1.0 / factor - 1.0) for step, factor in _AUTHORITY_STEPS])
+    return _as_typed(word, _should(_term(field, s) for s, _ in stems))
 
 
-def _in_title(word: Word) -> Query | None:
+def _in_title(word: Word, fields: Sequence[str] = TITLE_FIELDS) -> Query | None:
     """A plain word (its stems) in the ementa or the heading, for the coordination reward."""
     if word.prefix or word.exact:
         return None
-    terms = [_term(f, s) for f in TITLE_FIELDS for s, _ in analysis.stems_of(word.raw)]
+    terms = [_term(f, s) for f in fields for s, _ in analysis.stems_of(word.raw)]
     return _as_typed(word, _should(terms)) if terms else None
+
+
+def _rewards(item: Node, alternatives: list[tuple[str, ...]], scoring: bool
+             ) -> tuple[list[Query], Query | None]:
+    """The coordination rewards of a word typed (or of a quoted phrase, ...): COORDINATION for
+    the norms holding it or an expression of its synonyms (`alternatives`), and
+    COORDINATION_TITLE when that stands in the ementa or heading; and the title's matches
+    alone (for the unscored query, which asks for nothing else).
+
+    Tantivy multiplies a norm's whole score by its authority (weight_by_field), rewards
+    included, so a cited norm of factor f is also given its rewards times (1/f - 1), which
+    the multiplication turns into f x rewards x (1/f - 1): the rewards come out as their
+    points. Authority multiplies what the words' BM25 says, not the reward for holding them
+    (else a code many norms cite doubled its reward for every word its ementa lists, and
+    outranked the law about them). The correction reads the word in the field of each
+    step, which holds only the norms of that step: intersecting every match with each step
+    instead walked every posting list four times more (two thirds of a search at 1M norms)."""
+    plain = isinstance(item, Word) and not (item.prefix or item.exact)
+    anywhere = None if plain else compile_words(item, scoring=False)
+    rewards: list[Query] = []
+    titles = None
+    for field, title_fields, factor, step in _REWARD_VIEWS if scoring else _REWARD_VIEWS[:1]:
+        if plain:
+            own = _matched(item, field)
+        elif step is None or anywhere is None:
+            own = anywhere
+        else:
+            # A phrase or prefix is read in the exact fields, which hold every norm.
+            own = Query.boolean_query([(Occur.Must, anywhere),
+                                       (Occur.Must, Query.const_score_query(step, 0.0))])
+        matched = _should([own, *(_joined([_matched(Word(w, w), field) for w in words],
+                                          Occur.Must) for words in alternatives)])
+        if matched is not None:
+            rewards.append(Query.const_score_query(matched, COORDINATION * factor))
+        titled = _should([_in_title(item, title_fields) if plain else None,
+                          *(_joined([_in_title(Word(w, w), title_fields) for w in words
+                                     if analysis.stem(w)], Occur.Must)
+                            for words in alternatives)])
+        if titled is not None:
+            rewards.append(Query.const_score_query(titled, COORDINATION_TITLE * factor))
+            if step is None:
+                titles = titled
+    return rewards, titles
 
 
 def _some(node: Some, scoring: bool = True) -> Query | None:
@@ -439,7 +494,7 @@ def _some(node: Some, scoring: bool = True) -> Query | None:
             own = analysis.stem(item.raw)
             if own:
                 plain.append((i, own))
-    covering: dict[int, list[tuple[Query, Query | None]]] = {}
+    covering: dict[int, list[tuple[str, ...]]] = {}  # the synonyms' expressions of a word
     folded = [" ".join(analysis.folded(typed[i].raw)) for i, _ in plain]
     for found in synonyms.expansions([stem for _, stem in plain], folded):
         asked: set[tuple] = set()
@@ -453,8 +508,6 @@ def _some(node: Some, scoring: bool = True) -> Query | None:
             alternative = _joined(parts, Occur.Must)
             if alternative is None:
                 continue
-            titled = _joined([_in_title(Word(w, w)) for w in words
-                              if analysis.stem(w)], Occur.Must)
             # An expression stands for the words typed: its BM25 is their share, not the
             # sum over its own words ("idoso" asking for "maiores de sessenta e cinco
             # anos" must not weigh four rare words against the one typed).
@@ -462,27 +515,19 @@ def _some(node: Some, scoring: bool = True) -> Query | None:
             clauses.append((Occur.Should, _boost(alternative,
                                                  synonyms.SYNONYM_WEIGHT * share)))
             for i, _ in plain[found.start:found.end]:
-                covering.setdefault(i, []).append((alternative, titled))
+                covering.setdefault(i, []).append(words)
     rewards: list[Query] = []
     titles: list[Query] = []
     for i, query in enumerate(compiled):
         if query is None:
             continue
         clauses.append((Occur.Should, query))
-        others = covering.get(i, [])
-        matched = _should([query, *(a for a, _ in others)])
-        rewards.append(Query.const_score_query(matched, COORDINATION))
-        item = typed[i]
-        titled = _should([_in_title(item) if isinstance(item, Word) else None,
-                          *(t for _, t in others)])
+        rewarded, titled = _rewards(typed[i], covering.get(i, []), scoring)
+        rewards += rewarded
         if titled is not None:
             titles.append(titled)
-            rewards.append(Query.const_score_query(titled, COORDINATION_TITLE))
     if scoring:
         clauses += [(Occur.Should, r) for r in rewards]
-        corrected = _corrected(rewards)
-        if corrected is not None:
-            clauses.append((Occur.Should, corrected))
     else:
         # A reward matches only norms its word's clauses match, but for the title's: a word
         # may stand whole in the heading and cut in the body it was taken from. Those stay,
